@@ -1,0 +1,65 @@
+// gpubench run FILE: a run file (docs/run-files.md) planned, run and reported as one invocation.
+#include "commands.hpp"
+
+#include "gpubench/benchmark.hpp"
+#include "gpubench/context.hpp"
+#include "gpubench/errors.hpp"
+#include "gpubench/run_file.hpp"
+#include "gpubench/runner.hpp"
+
+#include <iostream>
+#include <memory>
+
+namespace gpubench::app {
+namespace {
+
+struct run_args {
+  std::string path;
+  bool dry_run = false;
+  common_options opts;
+  std::string device_spec = "0";
+};
+
+const char* const run_examples = R"(
+Examples:
+  gpubench run configs/cpu-only.json
+  gpubench run configs/seed-reproduction.json --output seed.json
+  gpubench run configs/full-sweep.json --dry-run
+  gpubench run configs/ci-smoke.json --format json --max-samples 20
+
+Options given on the command line override the file's "options". The run file format is described
+in docs/run-files.md (JSON Schema: docs/schema/run-file.schema.json).
+)";
+
+} // namespace
+
+void add_run_command(CLI::App& app, cli_state& state) {
+  auto args = std::make_shared<run_args>();
+  CLI::App* cmd = app.add_subcommand("run", "Run the benchmarks listed in a JSON run file");
+  cmd->add_option("FILE", args->path, "Run file (JSON), e.g. configs/ci-smoke.json")->required();
+  cmd->add_flag("--dry-run", args->dry_run, "List every point that would run, run nothing");
+  add_common_options(*cmd, args->opts, args->device_spec);
+  cmd->footer(std::string(run_examples) + exit_codes_help);
+
+  cmd->callback([cmd, args, &state] {
+    const run_file file = load_run_file(args->path, all_benchmarks());
+    apply_run_file_options(file.options, args->opts, args->device_spec,
+                           [cmd](std::string_view name) {
+                             const CLI::Option* o = cmd->get_option_no_throw(std::string(name));
+                             return o != nullptr && o->count() > 0;
+                           });
+    if (args->dry_run) {
+      validate(args->opts.measure);
+      write_plan(std::cout, file, plan_run_file(file, args->opts), args->opts.format);
+      state.exit_code = exit_code::success;
+      return;
+    }
+    finish_common_options(args->opts, args->device_spec);
+    const auto points = plan_run_file(file, args->opts);
+    run_context ctx(args->opts);
+    const run_report report = execute(points, ctx, state.argv);
+    state.exit_code = emit_report(report, args->opts);
+  });
+}
+
+} // namespace gpubench::app
