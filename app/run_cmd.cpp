@@ -43,19 +43,24 @@ void add_run_command(CLI::App& app, cli_state& state) {
 
   cmd->callback([cmd, args, &state] {
     const run_file file = load_run_file(args->path, all_benchmarks());
-    apply_run_file_options(file.options, args->opts, args->device_spec,
-                           [cmd](std::string_view name) {
-                             const CLI::Option* o = cmd->get_option_no_throw(std::string(name));
-                             return o != nullptr && o->count() > 0;
-                           });
+    const auto given = [cmd](std::string_view name) {
+      const CLI::Option* o = cmd->get_option_no_throw(std::string(name));
+      return o != nullptr && o->count() > 0;
+    };
+    apply_run_file_options(file.options, args->opts, args->device_spec, given);
+    // A dry run never touches a GPU, so "all" is not resolved (it would need a device).
+    finish_common_options(args->opts, args->dry_run && args->device_spec == "all"
+                                          ? std::string("0")
+                                          : args->device_spec);
+    // finish_common_options converts --max-noise from its text: apply the file's value again.
+    apply_run_file_options(file.options, args->opts, args->device_spec, given);
+    validate(args->opts.measure);
+    const auto points = plan_run_file(file, args->opts);
     if (args->dry_run) {
-      validate(args->opts.measure);
-      write_plan(std::cout, file, plan_run_file(file, args->opts), args->opts.format);
+      write_plan(std::cout, file, points, args->opts.format);
       state.exit_code = exit_code::success;
       return;
     }
-    finish_common_options(args->opts, args->device_spec);
-    const auto points = plan_run_file(file, args->opts);
     run_context ctx(args->opts);
     const run_report report = execute(points, ctx, state.argv);
     state.exit_code = emit_report(report, args->opts);

@@ -1,0 +1,295 @@
+// Specification of compare (docs/compare.md): the rank test, the verdicts, matching and the gate.
+#include "gpubench/compare.hpp"
+#include "gpubench/errors.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <sstream>
+
+using Catch::Matchers::Contains;
+using gpubench::verdict;
+
+namespace {
+
+/// A fresh seed per run, shown by INFO when a check fails so that the failure can be replayed.
+std::uint64_t fresh_seed() {
+  static const std::uint64_t seed = std::random_device{}();
+  return seed;
+}
+
+/// `n` timings around `center` seconds with relative gaussian noise `rel`.
+std::vector<double> timings(std::mt19937_64& rng, std::size_t n, double center, double rel) {
+  std::normal_distribution<double> noise(0.0, rel);
+  std::vector<double> v(n);
+  for (auto& x : v) x = center * (1.0 + noise(rng));
+  return v;
+}
+
+std::vector<double> scaled(std::vector<double> v, double factor) {
+  for (auto& x : v) x *= factor;
+  return v;
+}
+
+gpubench::measurement measured(const std::string& name, std::vector<double> samples) {
+  gpubench::measurement m;
+  m.name = name;
+  m.samples = std::move(samples);
+  return m;
+}
+
+gpubench::device_record gpu(int id, const std::string& name) {
+  gpubench::device_record d;
+  d.info.id = id;
+  d.info.name = name;
+  return d;
+}
+
+gpubench::result vecadd_result(std::int64_t n, int device, std::vector<double> kernel,
+                               std::vector<double> h2d) {
+  gpubench::result r;
+  r.benchmark = "vecadd";
+  r.device = device;
+  r.params = {{"n", n}, {"dtype", "f32"}};
+  r.measurements.push_back(measured("kernel", std::move(kernel)));
+  r.measurements.push_back(measured("h2d", std::move(h2d)));
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("Mann-Whitney U matches hand-computed values", "[compare]") {
+  SECTION("fully separated samples") {
+    const std::vector<double> a{1, 2, 3};
+    const std::vector<double> b{4, 5, 6};
+    const auto t = gpubench::mann_whitney_u(a, b);
+    CHECK(t.u == 0.0);
+    // z = -(4.5 - 0.5) / sqrt(9/12 * 7), p = erfc(|z| / sqrt 2)
+    CHECK(t.z == Approx(-1.7457431218879391));
+    CHECK(t.p_value == Approx(0.0808555983700523));
+    const auto reversed = gpubench::mann_whitney_u(b, a);
+    CHECK(reversed.u == 9.0);
+    CHECK(reversed.z == Approx(1.7457431218879391));
+    CHECK(reversed.p_value == Approx(t.p_value));
+  }
+  SECTION("ties share their mean rank and shrink the variance") {
+    const std::vector<double> a{1, 2, 2};
+    const std::vector<double> b{2, 3, 3};
+    // ranks 1 | 3 3 3 | 5.5 5.5; U_a = 7 - 6 = 1; var = 9/12 * (7 - 30/30) = 4.5
+    const auto t = gpubench::mann_whitney_u(a, b);
+    CHECK(t.u == 1.0);
+    CHECK(t.z == Approx(-3.0 / std::sqrt(4.5)));
+    CHECK(t.p_value == Approx(0.15729920705028513)); // erfc(1)
+  }
+  SECTION("all values tied or a side empty: no evidence") {
+    const std::vector<double> a{2, 2, 2};
+    const std::vector<double> b{2, 2};
+    CHECK(gpubench::mann_whitney_u(a, b).p_value == 1.0);
+    CHECK(gpubench::mann_whitney_u(a, {}).p_value == 1.0);
+  }
+}
+
+TEST_CASE("verdicts on synthetic samples", "[compare]") {
+  const auto seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const gpubench::compare_options opts; // 5% threshold, alpha 0.05
+  const auto base = timings(rng, 30, 1e-3, 0.01);
+
+  SECTION("every sample 20% slower: slower, a regression") {
+    const auto v = gpubench::judge(base, scaled(base, 1.2), opts);
+    CHECK(v.outcome == verdict::slower);
+    CHECK(v.change == Approx(0.2));
+    CHECK(v.p_value < 1e-6);
+  }
+  SECTION("every sample 20% faster: faster") {
+    const auto v = gpubench::judge(base, scaled(base, 0.8), opts);
+    CHECK(v.outcome == verdict::faster);
+    CHECK(v.change == Approx(-0.2));
+  }
+  SECTION("a fresh draw from the same distribution: same") {
+    const auto v = gpubench::judge(base, timings(rng, 30, 1e-3, 0.01), opts);
+    CHECK(v.outcome == verdict::same);
+    CHECK(std::abs(v.change) < 0.05);
+  }
+  SECTION("identical files: same, p = 1") {
+    const auto v = gpubench::judge(base, base, opts);
+    CHECK(v.outcome == verdict::same);
+    CHECK(v.change == 0.0);
+    CHECK(v.p_value == Approx(1.0));
+  }
+  SECTION("a significant change within the threshold is the same") {
+    const auto v = gpubench::judge(base, scaled(base, 1.03), opts);
+    CHECK(v.p_value < 0.05);
+    CHECK(v.outcome == verdict::same);
+  }
+  SECTION("exactly at the threshold is not beyond it") {
+    CHECK(gpubench::judge(base, scaled(base, 1.05), opts).outcome == verdict::same);
+    CHECK(gpubench::judge(base, scaled(base, 0.95), opts).outcome == verdict::same);
+    CHECK(gpubench::judge(base, scaled(base, 1.0501), opts).outcome == verdict::slower);
+    gpubench::compare_options strict;
+    strict.threshold = 0.10;
+    CHECK(gpubench::judge(base, scaled(base, 1.10), strict).outcome == verdict::same);
+    CHECK(gpubench::judge(base, scaled(base, 1.1001), strict).outcome == verdict::slower);
+  }
+  SECTION("one sample on either side: inconclusive, whatever the change") {
+    const std::vector<double> one{2e-3};
+    const auto v = gpubench::judge(base, one, opts);
+    CHECK(v.outcome == verdict::inconclusive);
+    CHECK(v.change == Approx(1.0).margin(0.1));
+    CHECK_THAT(v.note, Contains("fewer than 2 samples"));
+    CHECK(gpubench::judge(one, one, opts).outcome == verdict::inconclusive);
+  }
+  SECTION("beyond the threshold but too noisy to tell: inconclusive") {
+    const std::vector<double> b{1.0, 1.5, 0.7};
+    const std::vector<double> n{1.4, 0.9, 1.2};
+    const auto v = gpubench::judge(b, n, opts);
+    CHECK(v.change == Approx(0.2));
+    CHECK(v.p_value > 0.05);
+    CHECK(v.outcome == verdict::inconclusive);
+  }
+}
+
+TEST_CASE("compare matches results by benchmark, parameters and device", "[compare]") {
+  const auto seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto k = timings(rng, 20, 1e-4, 0.01);
+  const auto h = timings(rng, 20, 1e-3, 0.01);
+
+  gpubench::run_report base;
+  base.devices = {gpu(0, "NVIDIA H200")};
+  base.results = {vecadd_result(1000, 0, k, h), vecadd_result(2000, 0, k, h)};
+  gpubench::run_report candidate;
+  candidate.devices = {gpu(0, "NVIDIA H200")};
+  // n=2000 kernel slowed by 20%, n=1000 unchanged, n=4000 only in NEW; order differs.
+  candidate.results = {vecadd_result(4000, 0, k, h), vecadd_result(2000, 0, scaled(k, 1.2), h),
+                       vecadd_result(1000, 0, k, h)};
+
+  const auto c = gpubench::compare_reports(base, candidate, {});
+  REQUIRE(c.rows.size() == 4);
+  CHECK(c.rows[0].params == nlohmann::json({{"n", 1000}, {"dtype", "f32"}}));
+  CHECK(c.rows[0].result.outcome == verdict::same);
+  CHECK(c.rows[1].result.outcome == verdict::same);
+  CHECK(c.rows[2].params == nlohmann::json({{"n", 2000}, {"dtype", "f32"}}));
+  CHECK(c.rows[2].measurement == "kernel");
+  CHECK(c.rows[2].device == "NVIDIA H200");
+  CHECK(c.rows[2].result.outcome == verdict::slower);
+  CHECK(c.rows[2].regression());
+  CHECK(c.rows[3].result.outcome == verdict::same);
+  CHECK(c.only_in_base.empty());
+  REQUIRE(c.only_in_new.size() == 1);
+  CHECK_THAT(c.only_in_new[0], Contains("vecadd [NVIDIA H200]") && Contains("n=4000"));
+  CHECK(c.regressions() == 1);
+  CHECK(gpubench::exit_code_for(c) == 1);
+
+  std::ostringstream table;
+  gpubench::write_comparison(table, c, gpubench::output_format::table);
+  CHECK_THAT(table.str(), Contains("slower (REGRESSION)") && Contains("+20.0%") &&
+                              Contains("Regressions:") && Contains("vecadd kernel [dtype=f32 n=2000]") &&
+                              Contains("Only in NEW:") && Contains("1 slower"));
+  std::ostringstream md;
+  gpubench::write_comparison(md, c, gpubench::output_format::md);
+  CHECK_THAT(md.str(), Contains("| benchmark | params |") && Contains("**slower (REGRESSION)**"));
+  const auto j = gpubench::to_json(c);
+  CHECK(j.at("summary").at("regressions") == 1);
+  CHECK(j.at("rows").at(2).at("verdict") == "slower");
+  CHECK(j.at("rows").at(2).at("regression") == true);
+}
+
+TEST_CASE("a speedup never fails the gate; identical reports give every verdict same",
+          "[compare]") {
+  const auto seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto k = timings(rng, 15, 1e-4, 0.02);
+  const auto h = timings(rng, 15, 1e-3, 0.02);
+  gpubench::run_report base;
+  base.devices = {gpu(0, "NVIDIA H200")};
+  base.results = {vecadd_result(1000, 0, k, h)};
+
+  const auto same = gpubench::compare_reports(base, base, {});
+  REQUIRE(same.rows.size() == 2);
+  for (const auto& row : same.rows) CHECK(row.result.outcome == verdict::same);
+  CHECK(gpubench::exit_code_for(same) == 0);
+
+  auto faster = base;
+  faster.results[0].measurements[0].samples = scaled(k, 0.5);
+  const auto c = gpubench::compare_reports(base, faster, {});
+  CHECK(c.rows[0].result.outcome == verdict::faster);
+  CHECK(gpubench::exit_code_for(c) == 0);
+}
+
+TEST_CASE("results from different GPU models are refused unless allowed", "[compare]") {
+  const std::vector<double> k{1e-4, 1.1e-4, 0.9e-4};
+  gpubench::run_report base;
+  base.devices = {gpu(0, "NVIDIA A100-SXM4-80GB")};
+  base.results = {vecadd_result(1000, 0, k, k)};
+  gpubench::run_report candidate;
+  candidate.devices = {gpu(0, "NVIDIA H200")};
+  candidate.results = {vecadd_result(1000, 0, k, k)};
+
+  CHECK_THROWS_AS(gpubench::compare_reports(base, candidate, {}), gpubench::usage_error);
+  CHECK_THROWS_WITH(gpubench::compare_reports(base, candidate, {}),
+                    Contains("NVIDIA A100-SXM4-80GB") && Contains("NVIDIA H200") &&
+                        Contains("--allow-device-mismatch"));
+  gpubench::compare_options allowed;
+  allowed.allow_device_mismatch = true;
+  const auto c = gpubench::compare_reports(base, candidate, allowed);
+  REQUIRE(c.rows.size() == 2);
+  CHECK(c.rows[0].device == "NVIDIA A100-SXM4-80GB / NVIDIA H200");
+}
+
+TEST_CASE("skipped points and missing measurements are listed, not compared", "[compare]") {
+  const std::vector<double> k{1e-4, 1.1e-4, 0.9e-4};
+  gpubench::run_report base;
+  base.results = {vecadd_result(1000, -1, k, k), vecadd_result(2000, -1, k, k)};
+  auto candidate = base;
+  candidate.results[0].measurements.pop_back(); // h2d gone
+  candidate.results[1].status = gpubench::result_status::skipped;
+  candidate.results[1].reason = "out of device memory";
+  candidate.results[1].measurements.clear();
+
+  const auto c = gpubench::compare_reports(base, candidate, {});
+  REQUIRE(c.rows.size() == 1);
+  CHECK(c.rows[0].device == "cpu");
+  REQUIRE(c.only_in_base.size() == 1);
+  CHECK_THAT(c.only_in_base[0], Contains("n=1000: h2d"));
+  REQUIRE(c.notes.size() == 1);
+  CHECK_THAT(c.notes[0], Contains("n=2000") && Contains("skipped: out of device memory"));
+}
+
+TEST_CASE("merging reports renumbers devices that clash", "[compare]") {
+  const std::vector<double> k{1e-4, 1.1e-4};
+  gpubench::run_report a;
+  a.devices = {gpu(0, "NVIDIA H200")};
+  a.results = {vecadd_result(1000, 0, k, k)};
+  gpubench::run_report b;
+  b.devices = {gpu(0, "NVIDIA A100-SXM4-80GB")};
+  b.results = {vecadd_result(1000, 0, k, k), vecadd_result(1000, -1, k, k)};
+  b.meta.incomplete = true;
+  b.meta.incomplete_reason = "interrupted";
+
+  const std::vector<gpubench::run_report> both{a, a, b};
+  const auto m = gpubench::merge_reports(both);
+  REQUIRE(m.devices.size() == 2);
+  CHECK(m.devices[1].info.name == "NVIDIA A100-SXM4-80GB");
+  CHECK(m.devices[1].info.id == 1);
+  REQUIRE(m.results.size() == 4);
+  CHECK(m.results[0].device == 0);
+  CHECK(m.results[1].device == 0);
+  CHECK(m.results[2].device == 1);
+  CHECK(m.results[3].device == -1);
+  CHECK(m.meta.incomplete);
+  CHECK(m.meta.incomplete_reason == "interrupted");
+}
+
+TEST_CASE("thresholds are percentages", "[compare]") {
+  CHECK(gpubench::parse_percentage("5%", "--threshold") == Approx(0.05));
+  CHECK(gpubench::parse_percentage("2.5", "--threshold") == Approx(0.025));
+  CHECK(gpubench::parse_percentage("0", "--threshold") == 0.0);
+  CHECK_THROWS_WITH(gpubench::parse_percentage("five", "--threshold"),
+                    Contains("--threshold: 'five' is not a percentage"));
+  CHECK_THROWS_WITH(gpubench::parse_percentage("-1%", "--threshold"), Contains("'-1%'"));
+  CHECK_THROWS_WITH(gpubench::parse_percentage("", "--threshold"), Contains("''"));
+}
