@@ -1,0 +1,36 @@
+#pragma once
+// Each subcommand lives in its own file and registers itself here; main only dispatches.
+#include "gpubench/options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpubench::app {
+
+/// Shared between main and the subcommands: argv for the report, and the exit code the chosen
+/// subcommand's callback decided. Errors are thrown, never exit()ed; main maps them.
+struct cli_state {
+  std::vector<std::string> argv;
+  int exit_code = 0;
+};
+
+/// Adds --device --format --output --warmup ... (design section 2) to `cmd`, bound to `opts`;
+/// `device_spec` receives the raw --device text ("0", "0,1" or "all").
+void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec);
+/// Resolves --device, validates the measurement options and checks --output's folder.
+void finish_common_options(common_options& opts, const std::string& device_spec);
+/// Prints the report to stdout in the chosen format, writes --output; returns the exit code.
+int emit_report(const run_report& report, const common_options& opts);
+
+void add_benchmark_commands(CLI::App& app, cli_state& state); // vecadd, augment, pipeline
+void add_devices_command(CLI::App& app, cli_state& state);
+void add_run_command(CLI::App& app, cli_state& state);
+void add_compare_command(CLI::App& app, cli_state& state);
+void add_report_command(CLI::App& app, cli_state& state);
+
+/// The exit-code table shown at the end of every --help.
+extern const char* const exit_codes_help;
+
+} // namespace gpubench::app

@@ -1,0 +1,46 @@
+// gpubench: parse, dispatch, and turn exceptions into messages and documented exit codes.
+#include "commands.hpp"
+#include "gpubench/cuda/error.hpp"
+#include "gpubench/errors.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <exception>
+
+namespace {
+extern "C" void on_sigint(int /*signal*/) { gpubench::request_interrupt(); }
+} // namespace
+
+int main(int argc, char** argv) {
+  using namespace gpubench;
+  app::cli_state state{std::vector<std::string>(argv, argv + argc), 0};
+  CLI::App cli{"gpubench: GPU vs CPU benchmarks, measured, verified and reported", "gpubench"};
+  try {
+    cli.set_version_flag("--version", std::string("gpubench ") + GPUBENCH_VERSION);
+    cli.require_subcommand(1);
+    cli.footer(app::exit_codes_help);
+    app::add_benchmark_commands(cli, state);
+    app::add_devices_command(cli, state);
+    app::add_run_command(cli, state);
+    app::add_compare_command(cli, state);
+    app::add_report_command(cli, state);
+    std::signal(SIGINT, on_sigint);
+    cli.parse(argc, argv);
+    return state.exit_code;
+  } catch (const CLI::ParseError& e) {
+    const int code = cli.exit(e);
+    return code == 0 ? exit_code::success : exit_code::usage;
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "Error: %s\n", e.what());
+    return exit_code::usage;
+  } catch (const cuda::no_device_error& e) {
+    std::fprintf(stderr, "Error: %s. Use --cpu-only to run the CPU reference alone.\n", e.what());
+    return exit_code::no_device;
+  } catch (const cuda::cuda_error& e) {
+    std::fprintf(stderr, "Error: CUDA: %s\n", e.what());
+    return exit_code::cuda;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "Error: %s\n", e.what());
+    return exit_code::usage;
+  }
+}

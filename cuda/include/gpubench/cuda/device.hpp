@@ -1,0 +1,48 @@
+#pragma once
+// Device properties read once, the denominators of "% of peak", and the L2 flush.
+#include "gpubench/cuda/memory.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpubench::cuda {
+
+struct device_info {
+  int id = 0;
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sms = 0;
+  std::size_t memory_bytes = 0;
+  int l2_bytes = 0;
+  int bus_width_bits = 0;
+  int mem_clock_khz = 0;
+  int max_threads_per_sm = 0;
+  int async_engines = 0;
+  std::string pci_bus_id;
+  /// 2 x memory clock x bus width (double data rate), bytes/s.
+  [[nodiscard]] double peak_bytes_per_s() const noexcept {
+    return 2.0 * mem_clock_khz * 1e3 * (bus_width_bits / 8.0);
+  }
+};
+
+/// Reads the properties with cudaDeviceGetAttribute (CUDA 13 dropped the memory clock from
+/// cudaDeviceProp).
+device_info query_device(int device);
+
+/// Driver and runtime versions as "major.minor" (driver "none" when absent).
+std::string driver_version_string() noexcept;
+std::string runtime_version_string() noexcept;
+
+/// Overwrites an L2-sized buffer so the next timed region starts with a cold cache.
+class l2_flusher {
+public:
+  explicit l2_flusher(int l2_bytes);
+  void flush(cudaStream_t s);
+
+private:
+  device_buffer<std::byte> buffer_;
+};
+
+} // namespace gpubench::cuda

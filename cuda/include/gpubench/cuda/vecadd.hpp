@@ -1,0 +1,36 @@
+#pragma once
+// Launchers for c = a + b. Kernels live in vecadd.cu.
+#include "gpubench/dtype.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string_view>
+
+namespace gpubench::cuda {
+
+enum class vecadd_kernel {
+  seed,       ///< one element per thread, as in the source article
+  vectorized, ///< 16-byte loads/stores, grid sized to the device, scalar tail
+};
+
+constexpr std::string_view vecadd_kernel_name(vecadd_kernel k) noexcept {
+  return k == vecadd_kernel::seed ? "seed" : "vectorized";
+}
+
+struct vecadd_launch {
+  vecadd_kernel kernel = vecadd_kernel::vectorized;
+  dtype type = dtype::f32;
+  int block = 256;
+  /// Blocks for the grid-sized kernel (0: computed from the device's occupancy).
+  int grid = 0;
+};
+
+/// Grid for the vectorized kernel: enough resident blocks to fill every SM once.
+int vecadd_default_grid(int device, int block);
+
+/// Enqueues c[i] = a[i] + b[i] for i < n on `s`, then checks the launch.
+void launch_vecadd(const vecadd_launch& cfg, const void* a, const void* b, void* c, std::size_t n,
+                   cudaStream_t s);
+
+} // namespace gpubench::cuda

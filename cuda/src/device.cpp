@@ -1,0 +1,74 @@
+#include "gpubench/cuda/device.hpp"
+
+#include "gpubench/cuda/stream.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace gpubench::cuda {
+
+namespace {
+int attribute(cudaDeviceAttr attr, int device) {
+  int value = 0;
+  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&value, attr, device));
+  return value;
+}
+std::string version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+} // namespace
+
+device_info query_device(int device) {
+  require_device(device);
+  device_info info;
+  info.id = device;
+  cudaDeviceProp prop{};
+  GPUBENCH_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
+  info.name = prop.name;
+  info.cc_major = attribute(cudaDevAttrComputeCapabilityMajor, device);
+  info.cc_minor = attribute(cudaDevAttrComputeCapabilityMinor, device);
+  info.sms = attribute(cudaDevAttrMultiProcessorCount, device);
+  info.l2_bytes = attribute(cudaDevAttrL2CacheSize, device);
+  info.bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
+  info.mem_clock_khz = attribute(cudaDevAttrMemoryClockRate, device);
+  info.max_threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor, device);
+  info.async_engines = attribute(cudaDevAttrAsyncEngineCount, device);
+  std::size_t total = 0;
+  {
+    scoped_device guard(device);
+    std::size_t free_bytes = 0;
+    GPUBENCH_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
+  }
+  info.memory_bytes = total;
+  std::array<char, 32> bus{};
+  GPUBENCH_CUDA_TRY(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), device));
+  info.pci_bus_id = bus.data();
+  return info;
+}
+
+std::string driver_version_string() noexcept {
+  int v = 0;
+  if (cudaDriverGetVersion(&v) != cudaSuccess || v == 0) {
+    (void)cudaGetLastError();
+    return "none";
+  }
+  return version_string(v);
+}
+
+std::string runtime_version_string() noexcept {
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "unknown";
+  }
+  return version_string(v);
+}
+
+l2_flusher::l2_flusher(int l2_bytes)
+    // Twice the L2 so that no line of the previous sample's data survives the flush.
+    : buffer_(static_cast<std::size_t>(l2_bytes > 0 ? l2_bytes : 1) * 2) {}
+
+void l2_flusher::flush(cudaStream_t s) {
+  GPUBENCH_CUDA_TRY(cudaMemsetAsync(buffer_.data(), 0, buffer_.bytes(), s));
+}
+
+} // namespace gpubench::cuda

@@ -1,0 +1,49 @@
+#pragma once
+// What a benchmark driver gets besides its own parameters: options, the CPU pool, the devices it
+// used (with their measured peaks), a logger and a progress line.
+#include "gpubench/options.hpp"
+#include "gpubench/result.hpp"
+#include "gpubench/thread_pool.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace gpubench {
+
+class run_context {
+public:
+  explicit run_context(common_options opts);
+
+  [[nodiscard]] const common_options& options() const noexcept { return opts_; }
+  thread_pool& cpu_pool();
+
+  /// Properties of `device`, queried once and recorded for the report.
+  device_record& device(int id);
+  /// Measures (once) the D2D copy peak of `device`; with `transfers` also pinned H2D and D2H.
+  device_record& device_with_peaks(int id, bool transfers = false);
+  [[nodiscard]] std::vector<device_record> devices_used() const;
+
+  /// Logs to stderr unless quiet; verbose-only messages with log_verbose.
+  template <typename... Args> void log(fmt::format_string<Args...> f, Args&&... args) const {
+    if (opts_.verbosity >= 1) log_line(fmt::format(f, std::forward<Args>(args)...));
+  }
+  template <typename... Args> void log_verbose(fmt::format_string<Args...> f, Args&&... args) const {
+    if (opts_.verbosity >= 2) log_line(fmt::format(f, std::forward<Args>(args)...));
+  }
+  /// A one-line progress indicator on stderr, only when stderr is a terminal.
+  void progress(std::size_t done, std::size_t total, std::string_view label) const;
+  void end_progress() const;
+
+private:
+  static void log_line(const std::string& line);
+
+  common_options opts_;
+  std::unique_ptr<thread_pool> pool_;
+  std::map<int, device_record> devices_;
+};
+
+} // namespace gpubench

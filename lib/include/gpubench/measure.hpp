@@ -1,0 +1,82 @@
+#pragma once
+// The one measurement engine: warm-up, sampling until the stopping criterion, statistics and rates.
+// A workload declares its work and hands a closure to time; everything else is written here once.
+#include "gpubench/stats.hpp"
+
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+namespace cuda {
+class l2_flusher;
+}
+
+struct measure_options {
+  int warmup = 1;          ///< discarded samples before sampling
+  int min_samples = 10;    ///< at least this many samples ...
+  int max_samples = 1000;  ///< ... and never more than this many
+  double min_time = 0.1;   ///< seconds of sampled time before stopping on noise
+  double max_noise = 0.01; ///< stop once stddev / mean is at most this (fraction)
+  double timeout = 1.0;    ///< wall seconds per measurement, after which sampling stops
+  bool warm = false;       ///< true: do not flush L2 between GPU samples
+};
+
+/// The work one sample does: bytes that must move and items processed.
+struct work_counts {
+  double bytes = 0;
+  double items = 0;
+  std::string item_unit = "elements";
+};
+
+enum class clock_kind { gpu, host };
+
+struct measurement {
+  std::string name;
+  clock_kind clock = clock_kind::gpu;
+  std::vector<double> samples; ///< seconds, in the order taken
+  summary stats;
+  work_counts work;
+  bool converged = false;
+  bool cold = true; ///< L2 flushed before every sample (GPU clock only)
+  /// bytes_per_s and items_per_s from the median, plus what the driver adds (fractions of peak).
+  nlohmann::json rates = nlohmann::json::object();
+
+  [[nodiscard]] double median() const noexcept { return stats.median; }
+};
+
+/// Fills stats, converged flag and median-based rates from samples and work.
+void finalize(measurement& m);
+
+/// Times GPU regions with a pair of cudaEvents on the workload's stream; flushes L2 before every
+/// sample unless the options say warm. The body enqueues work on `stream` (and may fork to other
+/// streams as long as it joins back before returning).
+class gpu_sampler {
+public:
+  gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher);
+  measurement run(std::string name, const measure_options& opts, work_counts work,
+                  const std::function<void(cudaStream_t)>& body);
+
+private:
+  cudaStream_t stream_;
+  cuda::l2_flusher* flusher_;
+};
+
+/// Times host regions with std::chrono::steady_clock.
+measurement measure_host(std::string name, const measure_options& opts, work_counts work,
+                         const std::function<void()>& body);
+
+/// The sampling loop shared by both clocks: `sample()` returns one sample in seconds.
+/// Exposed for tests of the stopping criterion.
+struct sampling_outcome {
+  std::vector<double> samples;
+  bool converged = false;
+};
+sampling_outcome sample_until_stable(const measure_options& opts,
+                                     const std::function<double()>& sample);
+
+} // namespace gpubench

@@ -1,0 +1,27 @@
+#pragma once
+// Options every measuring subcommand shares (design section 2). Filled by the CLI or a run file.
+#include "gpubench/measure.hpp"
+#include "gpubench/report.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+struct common_options {
+  std::vector<int> devices{0}; ///< resolved list (--device all expands to every device)
+  output_format format = output_format::table;
+  std::string output_path; ///< also write the JSON here (atomically)
+  measure_options measure;
+  std::uint64_t seed = 42;
+  int cpu_threads = 0; ///< 0: all hardware threads
+  bool cpu_only = false;
+  bool verify = true;
+  int verbosity = 1; ///< 0 quiet, 1 normal, 2 verbose
+};
+
+/// Throws usage_error naming the option if a measurement option is out of range.
+void validate(const measure_options& m);
+
+} // namespace gpubench

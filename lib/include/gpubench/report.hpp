@@ -1,0 +1,26 @@
+#pragma once
+// Report writers: a table for people, JSON for scripts, CSV and markdown for spreadsheets and PRs.
+#include "gpubench/result.hpp"
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpubench {
+
+enum class output_format { table, json, csv, md };
+std::optional<output_format> parse_output_format(std::string_view s) noexcept;
+
+void write_report(std::ostream& os, const run_report& r, output_format f);
+void write_table(std::ostream& os, const run_report& r);
+void write_csv(std::ostream& os, const run_report& r);
+void write_markdown(std::ostream& os, const run_report& r);
+
+/// Human units: 28.4 us, 1.52 ms; 4.23 TB/s; 1.2 M images/s.
+std::string format_seconds(double s);
+std::string format_bytes_per_s(double bps);
+std::string format_rate(double per_s, std::string_view unit);
+std::string format_bytes(double bytes);
+
+} // namespace gpubench

@@ -1,0 +1,28 @@
+#pragma once
+// Runs planned points one after another: progress and ETA on a terminal, interruption, and the
+// failure policy written once for the CLI subcommands and run files alike.
+#include "gpubench/benchmark.hpp"
+
+#include <vector>
+
+namespace gpubench {
+
+struct planned_point {
+  const benchmark* bench = nullptr;
+  nlohmann::json params;
+};
+
+/// Plans every point of `b` with `values`.
+std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
+                                       const common_options& opts);
+
+/// Runs every point. Out-of-memory marks a point skipped (reason kept) and the run goes on; a
+/// sticky CUDA error or SIGINT stops it and marks the report incomplete; a non-sticky CUDA error
+/// marks the point as an error and the run goes on. The report's devices and meta are filled.
+run_report execute(const std::vector<planned_point>& points, run_context& ctx,
+                   const std::vector<std::string>& argv);
+
+/// Maximum number of points one invocation may run.
+inline constexpr std::size_t max_points = 10000;
+
+} // namespace gpubench

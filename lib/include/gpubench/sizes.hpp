@@ -1,0 +1,26 @@
+#pragma once
+// Sizes as people write them: 10000000, 10M (10^6), 1Mi (2^20), 2^28; lists 1M,10M; ranges
+// 1M:1G:x4 (geometric) and 0:1000:100 (arithmetic), both inclusive of the end when it is hit.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace gpubench {
+
+/// Most values a single list or range may expand to.
+inline constexpr std::size_t max_list_values = 4096;
+
+/// Parses one size. Throws usage_error naming `option` and the text on any problem.
+std::uint64_t parse_size(std::string_view text, std::string_view option = "size");
+
+/// Parses a list of sizes and ranges. Never returns an empty list.
+std::vector<std::uint64_t> parse_size_list(std::string_view text,
+                                           std::string_view option = "size");
+
+/// Parses a comma-separated list of finite numbers (no ranges). Throws usage_error.
+std::vector<double> parse_number_list(std::string_view text, std::string_view option);
+
+/// Formats a size compactly: 10000000 -> "10M", 268435456 -> "2^28", 1536 -> "1536".
+std::string format_size(std::uint64_t n);
+
+} // namespace gpubench

@@ -1,0 +1,16 @@
+// The explicit list of measuring benchmarks, in the order --help shows them.
+#include "gpubench/benchmark.hpp"
+#include "gpubench/vecadd_bench.hpp"
+
+namespace gpubench {
+
+const std::vector<benchmark>& all_benchmarks() {
+  static const std::vector<benchmark> list = [] {
+    std::vector<benchmark> v;
+    v.push_back(make_vecadd_benchmark());
+    return v;
+  }();
+  return list;
+}
+
+} // namespace gpubench

@@ -1,0 +1,279 @@
+#include "gpubench/vecadd_bench.hpp"
+
+#include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/stream.hpp"
+#include "gpubench/cuda/vecadd.hpp"
+#include "gpubench/errors.hpp"
+#include "gpubench/host_buffer.hpp"
+#include "gpubench/sizes.hpp"
+#include "gpubench/vecadd_cpu.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::uint64_t max_elements = std::uint64_t{1} << 36U;
+
+std::vector<std::string> split_words(const std::string& text, const char* option,
+                                     const std::vector<std::string>& allowed) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (true) {
+    const auto comma = text.find(',', pos);
+    std::string w = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (w == "all" || w == "both") {
+      out.insert(out.end(), allowed.begin(), allowed.end());
+    } else if (std::find(allowed.begin(), allowed.end(), w) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw usage_error(fmt::format("--{}: '{}' is not one of {} (or all)", option, w, list));
+    } else {
+      out.push_back(w);
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  std::vector<std::string> unique;
+  for (auto& w : out)
+    if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(w);
+  return unique;
+}
+
+std::uint64_t single_size(const param_values& v, const char* name, std::uint64_t lo,
+                          std::uint64_t hi) {
+  const auto x = parse_size(value_of(v, name), name);
+  if (x < lo || x > hi)
+    throw usage_error(fmt::format("--{}: {} is out of range ({} to {})", name, x, lo, hi));
+  return x;
+}
+
+std::vector<json> plan_vecadd(const param_values& v, const common_options& opts) {
+  const auto sizes = parse_size_list(value_of(v, "n"), "n");
+  for (const auto n : sizes)
+    if (n == 0 || n > max_elements)
+      throw usage_error(fmt::format("--n: {} is out of range (1 to 2^36 elements)", n));
+  const auto types = split_words(value_of(v, "dtype"), "dtype", {"f32", "f64", "f16", "bf16"});
+  const auto kernels = split_words(value_of(v, "kernel"), "kernel", {"seed", "vectorized"});
+  const auto memories = split_words(value_of(v, "memory"), "memory", {"pinned", "pageable"});
+  const auto blocks = parse_size_list(value_of(v, "block"), "block");
+  for (const auto b : blocks)
+    if (b < 32 || b > 1024 || b % 32 != 0)
+      throw usage_error(fmt::format("--block: {} must be a multiple of 32 from 32 to 1024", b));
+  const auto chunks = single_size(v, "chunks", 1, 4096);
+  const auto streams = single_size(v, "streams", 1, 64);
+  std::vector<json> points;
+  for (const auto n : sizes)
+    for (const auto& t : types)
+      for (const auto& k : opts.cpu_only ? std::vector<std::string>{"none"} : kernels)
+        for (const auto& m : opts.cpu_only ? std::vector<std::string>{"pageable"} : memories)
+          for (const auto b : opts.cpu_only ? std::vector<std::uint64_t>{0} : blocks) {
+            json p{{"n", n}, {"dtype", t}};
+            if (!opts.cpu_only) {
+              p["kernel"] = k;
+              p["memory"] = m;
+              p["block"] = b;
+              p["chunks"] = chunks;
+              p["streams"] = streams;
+            }
+            points.push_back(std::move(p));
+          }
+  return points;
+}
+
+/// Chunk boundaries for the overlapped path, rounded to 256 elements so every chunk keeps the
+/// 16-byte alignment of the buffers.
+std::vector<std::size_t> chunk_bounds(std::size_t n, std::size_t chunks) {
+  std::vector<std::size_t> b{0};
+  for (std::size_t k = 1; k < chunks; ++k) {
+    const std::size_t edge = (n * k / chunks) / 256 * 256;
+    if (edge > b.back()) b.push_back(edge);
+  }
+  b.push_back(n);
+  return b;
+}
+
+void add_peak_fractions(measurement& m, const device_record& dev) {
+  const auto bps = m.rates.find("bytes_per_s");
+  if (bps == m.rates.end()) return;
+  m.rates["fraction_of_theoretical_peak"] = bps->get<double>() / dev.info.peak_bytes_per_s();
+  if (dev.d2d_bytes_per_s)
+    m.rates["fraction_of_measured_peak"] = bps->get<double>() / *dev.d2d_bytes_per_s;
+}
+
+result run_vecadd_point(const json& point, run_context& ctx) {
+  const auto& opts = ctx.options();
+  const int device = point_device(point);
+  const auto n = point.at("n").get<std::size_t>();
+  const dtype type = *parse_dtype(point.at("dtype").get<std::string>());
+  const std::size_t size = dtype_size(type);
+  const std::size_t bytes = n * size;
+  const std::string label = fmt::format("vecadd n={} {}", n, dtype_name(type));
+  auto& pool = ctx.cpu_pool();
+
+  result r;
+  r.params = point;
+  const host_memory mem_kind = point.value("memory", "pageable") == std::string("pinned")
+                                   ? host_memory::pinned
+                                   : host_memory::pageable;
+  // a, b, the CPU reference's c and (with a GPU) the GPU's c.
+  require_host_memory(bytes * (opts.cpu_only ? 3 : 4), label);
+  host_buffer a(bytes, mem_kind);
+  host_buffer b(bytes, mem_kind);
+  host_buffer ref(bytes, host_memory::pageable);
+  fill_random(type, a.data(), n, opts.seed, 1, pool);
+  fill_random(type, b.data(), n, opts.seed, 2, pool);
+
+  const work_counts work{3.0 * static_cast<double>(bytes), static_cast<double>(n), "elements"};
+  auto cpu = measure_host("cpu_reference", opts.measure, work, [&] {
+    vecadd_reference(type, a.data(), b.data(), ref.data(), n, pool);
+  });
+  if (opts.cpu_only) {
+    r.measurements.push_back(std::move(cpu));
+    return r;
+  }
+
+  const cuda::scoped_device guard(device);
+  cuda::require_device_memory(3 * bytes, label.c_str());
+  const device_record& dev = ctx.device_with_peaks(device);
+  const cuda::stream main_stream;
+  cuda::l2_flusher flusher(dev.info.l2_bytes);
+  gpu_sampler sampler(main_stream.get(), &flusher);
+  cuda::device_buffer<std::byte> da(bytes);
+  cuda::device_buffer<std::byte> db(bytes);
+  cuda::device_buffer<std::byte> dc(bytes);
+  host_buffer c(bytes, mem_kind);
+  const cudaStream_t s = main_stream.get();
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, s));
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, s));
+
+  cuda::vecadd_launch cfg;
+  cfg.kernel = point.at("kernel") == "seed" ? cuda::vecadd_kernel::seed
+                                            : cuda::vecadd_kernel::vectorized;
+  cfg.type = type;
+  cfg.block = point.at("block").get<int>();
+  cfg.grid = cuda::vecadd_default_grid(device, cfg.block);
+  const auto kernel = [&](cudaStream_t st) { cuda::launch_vecadd(cfg, da.data(), db.data(), dc.data(), n, st); };
+
+  const auto chunks = point.at("chunks").get<std::size_t>();
+  const auto nstreams = point.at("streams").get<std::size_t>();
+  std::vector<cuda::stream> side(nstreams);
+  std::vector<cuda::event> joined;
+  for (std::size_t i = 0; i < nstreams; ++i) joined.emplace_back(false);
+  const cuda::event forked(false);
+  const auto bounds = chunk_bounds(n, chunks);
+
+  const auto end_to_end = [&](cudaStream_t st) {
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, st));
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, st));
+    kernel(st);
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
+  };
+  // Chunk k goes to side stream k % streams: its copies in, its add and its copy out are ordered
+  // on that stream while other chunks' copies (in both directions) and adds run beside them.
+  const auto overlapped = [&](cudaStream_t st) {
+    forked.record(st);
+    for (auto& ss : side) forked.wait_on(ss.get());
+    for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+      const cudaStream_t ss = side[k % nstreams].get();
+      const std::size_t off = bounds[k] * size;
+      const std::size_t len = bounds[k + 1] - bounds[k];
+      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data() + off, a.data() + off, len * size,
+                                        cudaMemcpyHostToDevice, ss));
+      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data() + off, b.data() + off, len * size,
+                                        cudaMemcpyHostToDevice, ss));
+      cuda::launch_vecadd(cfg, da.data() + off, db.data() + off, dc.data() + off, len, ss);
+      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data() + off, dc.data() + off, len * size,
+                                        cudaMemcpyDeviceToHost, ss));
+    }
+    for (std::size_t i = 0; i < nstreams; ++i) {
+      joined[i].record(side[i].get());
+      joined[i].wait_on(st);
+    }
+  };
+
+  // Checked runs: outputs poisoned (all-ones bytes are NaN in every float type) before each.
+  const auto checked = [&](const std::function<void(cudaStream_t)>& body, bool from_device) {
+    GPUBENCH_CUDA_TRY(cudaMemsetAsync(dc.data(), 0xFF, bytes, s));
+    std::memset(c.data(), 0xFF, bytes);
+    body(s);
+    if (from_device)
+      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, s));
+    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+    return check_vecadd(type, ref.data(), c.data(), n, pool);
+  };
+  if (opts.verify) {
+    r.verify.merge(checked(kernel, true), "kernel");
+    r.verify.merge(checked(end_to_end, false), "end_to_end");
+    r.verify.merge(checked(overlapped, false), "end_to_end_overlapped");
+    if (!r.verify.passed) {
+      r.status = result_status::failed;
+      r.reason = "GPU result differs from the CPU reference";
+    }
+  }
+
+  const double nd = static_cast<double>(n);
+  const double bd = static_cast<double>(bytes);
+  const auto measure = [&](const char* name, work_counts w,
+                           const std::function<void(cudaStream_t)>& body) {
+    if (interrupt_requested()) return;
+    r.measurements.push_back(sampler.run(name, opts.measure, std::move(w), body));
+  };
+  measure("kernel", work, kernel);
+  if (!r.measurements.empty()) add_peak_fractions(r.measurements.back(), dev);
+  measure("h2d", {2 * bd, nd, "elements"}, [&](cudaStream_t st) {
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, st));
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, st));
+  });
+  measure("d2h", {bd, nd, "elements"}, [&](cudaStream_t st) {
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
+  });
+  measure("end_to_end", {3 * bd, nd, "elements"}, end_to_end);
+  measure("end_to_end_overlapped", {3 * bd, nd, "elements"}, overlapped);
+  r.measurements.push_back(std::move(cpu));
+
+  const auto ratio = [&](const char* key, const char* num, const char* den) {
+    const auto* x = r.find(num);
+    const auto* y = r.find(den);
+    if (x != nullptr && y != nullptr && y->median() > 0) r.derived[key] = x->median() / y->median();
+  };
+  ratio("speedup_kernel_vs_cpu_reference", "cpu_reference", "kernel");
+  ratio("speedup_end_to_end_vs_cpu_reference", "cpu_reference", "end_to_end");
+  ratio("speedup_end_to_end_overlapped_vs_cpu_reference", "cpu_reference", "end_to_end_overlapped");
+  ratio("speedup_overlapped_vs_serial_end_to_end", "end_to_end", "end_to_end_overlapped");
+  return r;
+}
+
+} // namespace
+
+benchmark make_vecadd_benchmark() {
+  benchmark b;
+  b.name = "vecadd";
+  b.summary = "c = a + b on large vectors: kernel, transfers, end to end, vs a CPU reference";
+  b.examples = "Examples:\n"
+               "  gpubench vecadd --n 10M\n"
+               "  gpubench vecadd --n 1M:1G:x4 --dtype f32,f16 --format json --output v.json\n"
+               "  gpubench vecadd --n 2^28 --kernel all --memory both\n"
+               "  gpubench vecadd --n 10M --cpu-only\n";
+  b.params = {
+      {"n", "elements per vector: 10M, 1Mi, 2^28, lists 1M,10M, ranges 1M:1G:x4", "10M", true},
+      {"dtype", "element type: f32, f64, f16, bf16 or all (list sweeps)", "f32", true},
+      {"kernel", "seed (one element per thread, as the article), vectorized, or all",
+       "vectorized", true},
+      {"memory", "host memory for transfers: pinned, pageable or both", "pinned", true},
+      {"block", "threads per block (multiple of 32)", "256", true},
+      {"chunks", "pieces of the overlapped end-to-end path", "16", false},
+      {"streams", "streams the overlapped path spreads its chunks over", "4", false},
+  };
+  b.plan = plan_vecadd;
+  b.run_point = run_vecadd_point;
+  return b;
+}
+
+} // namespace gpubench
