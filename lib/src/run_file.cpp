@@ -219,7 +219,10 @@ run_file_entry parse_entry(const json& j, std::string_view path,
   const auto bench_name = text_of(j.at("benchmark"), bench_path);
   const auto it = std::find_if(catalog.begin(), catalog.end(),
                                [&](const benchmark& b) { return b.name == bench_name; });
-  if (it == catalog.end()) fail(bench_path, j.at("benchmark"), fmt::format("one of {}", join(names)));
+  if (it == catalog.end()) {
+    throw usage_error(fmt::format("{}: \"{}\" is not a benchmark; expected one of {}", bench_path,
+                                  bench_name, join(names)));
+  }
 
   run_file_entry e;
   e.bench = &*it;

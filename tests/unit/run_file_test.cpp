@@ -141,8 +141,8 @@ TEST_CASE("each mistake names the key path, the value and what was expected", "[
   SECTION("unknown benchmark") {
     auto j = minimal();
     j["benchmarks"].push_back({{"benchmark", "vecad"}});
-    CHECK_THAT(error_of(j), Contains("benchmarks[1].benchmark: \"vecad\" is a string; expected "
-                                     "one of vecadd, augment"));
+    CHECK_THAT(error_of(j), Contains("benchmarks[1].benchmark: \"vecad\" is not a benchmark; "
+                                     "expected one of vecadd, augment"));
   }
   SECTION("entry without a benchmark name") {
     auto j = minimal();

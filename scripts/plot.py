@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Draw the figures of gpubench result files (schema gpubench/1).
+
+usage: plot.py RESULT.json [RESULT.json ...] --out DIR [--svg]
+
+Writes, for whatever the files contain:
+  vecadd-bandwidth.png  kernel bandwidth vs elements per kernel and dtype, with the theoretical
+                        and the measured (D2D copy) peak as lines, and the CPU reference
+  vecadd-transfers.png  H2D and D2H bandwidth vs elements, pinned vs pageable host memory
+  augment-throughput.png images/s vs batch for the CPU reference and each GPU implementation
+  pipeline-steps.png    steps/s vs batch per mode, with the ideal overlap, one panel per scenario
+Only matplotlib (Debian's python3-matplotlib) is needed.
+"""
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+SCHEMA = "gpubench/1"
+
+
+class Result:
+    """One result with its device name resolved against the devices of its own file."""
+
+    def __init__(self, raw, device):
+        self.benchmark = raw["benchmark"]
+        self.params = raw.get("params", {})
+        self.status = raw.get("status", "ok")
+        self.device = device
+        self.derived = raw.get("derived", {})
+        self.measurements = {m["name"]: m for m in raw.get("measurements", [])}
+
+
+def load(paths):
+    results, gpus, peaks, hosts = [], set(), {}, set()
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        if doc.get("schema") != SCHEMA:
+            sys.exit(f"plot.py: {path}: not a {SCHEMA} result file")
+        devices = {d["id"]: d for d in doc.get("devices", [])}
+        hosts.add(doc.get("meta", {}).get("host", {}).get("cpu", "CPU"))
+        for raw in doc.get("results", []):
+            dev = devices.get(raw.get("device", -1))
+            if dev is not None:
+                gpus.add(dev["name"])
+                peaks.setdefault(dev["name"], {
+                    "theoretical": dev.get("peak_bytes_per_s"),
+                    "measured": dev.get("measured", {}).get("d2d_bytes_per_s"),
+                })
+            results.append(Result(raw, dev["name"] if dev else None))
+    return results, sorted(gpus), peaks, sorted(hosts)
+
+
+def median(m):
+    return m.get("stats", {}).get("median") or 0.0
+
+
+def rate(m, key):
+    value = m.get("rates", {}).get(key)
+    if value is None and key == "items_per_s" and median(m) > 0:
+        value = m.get("items", 0) / median(m)
+    return value
+
+
+def machine_title(gpus, hosts):
+    return ", ".join(gpus) if gpus else "CPU only (" + ", ".join(hosts) + ")"
+
+
+def series_plot(ax, series, marker="o"):
+    for label in sorted(series):
+        points = sorted(series[label].items())
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker=marker, label=label)
+
+
+def save(fig, out, name, svg, written):
+    fig.tight_layout()
+    path = os.path.join(out, name + ".png")
+    fig.savefig(path, dpi=120)
+    written.append(path)
+    if svg:
+        path = os.path.join(out, name + ".svg")
+        fig.savefig(path)
+        written.append(path)
+    plt.close(fig)
+
+
+def plot_vecadd_bandwidth(results, gpus, peaks, hosts, out, svg, written):
+    series = {}
+    for r in results:
+        if r.benchmark != "vecadd" or r.status not in ("ok", "failed"):
+            continue
+        n, dtype = r.params.get("n"), r.params.get("dtype", "?")
+        if "kernel" in r.measurements and r.params.get("memory", "pinned") == "pinned":
+            label = f"{r.params.get('kernel', 'kernel')} {dtype}"
+            series.setdefault(label, {})[n] = rate(r.measurements["kernel"], "bytes_per_s") / 1e9
+        if "cpu_reference" in r.measurements:
+            bps = rate(r.measurements["cpu_reference"], "bytes_per_s")
+            series.setdefault(f"CPU reference {dtype}", {}).setdefault(n, bps / 1e9)
+    if not series:
+        return
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    series_plot(ax, series)
+    for name, peak in peaks.items():
+        if peak.get("theoretical"):
+            ax.axhline(peak["theoretical"] / 1e9, color="black", linestyle="--",
+                       label=f"theoretical peak ({name})")
+        if peak.get("measured"):
+            ax.axhline(peak["measured"] / 1e9, color="grey", linestyle=":",
+                       label=f"measured D2D copy peak ({name})")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("elements per vector")
+    ax.set_ylabel("bandwidth (GB/s)")
+    ax.set_title(f"vecadd bandwidth (c = a + b), {machine_title(gpus, hosts)}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    save(fig, out, "vecadd-bandwidth", svg, written)
+
+
+def plot_vecadd_transfers(results, gpus, hosts, out, svg, written):
+    series = {}
+    for r in results:
+        if r.benchmark != "vecadd" or r.status not in ("ok", "failed"):
+            continue
+        for direction in ("h2d", "d2h"):
+            m = r.measurements.get(direction)
+            if m is None:
+                continue
+            label = f"{direction.upper()} {r.params.get('memory', '?')}"
+            # Transfers do not depend on the kernel: keep the first measurement of each size.
+            series.setdefault(label, {}).setdefault(r.params.get("n"), rate(m, "bytes_per_s") / 1e9)
+    if not series:
+        return
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    series_plot(ax, series)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("elements per vector")
+    ax.set_ylabel("bandwidth (GB/s)")
+    ax.set_title(f"host-device transfers, pinned vs pageable, {machine_title(gpus, hosts)}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    save(fig, out, "vecadd-transfers", svg, written)
+
+
+def augment_label(r, name):
+    if name == "cpu_reference":
+        return "CPU reference"
+    impl = r.params.get("impl")
+    if name in ("staged", "fused") or impl in (None, "all"):
+        return name
+    return impl if name in ("gpu", "kernel", "augment", impl) else f"{impl} {name}"
+
+
+def plot_augment(results, gpus, hosts, out, svg, written):
+    series = {}
+    for r in results:
+        if r.benchmark != "augment" or r.status not in ("ok", "failed"):
+            continue
+        batch = r.params.get("batch")
+        for name, m in r.measurements.items():
+            value = rate(m, "items_per_s")
+            if value:
+                series.setdefault(augment_label(r, name), {}).setdefault(batch, value)
+    if not series:
+        return
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    series_plot(ax, series)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("batch size (images)")
+    ax.set_ylabel("throughput (images/s)")
+    ax.set_title(f"augment: crop, resize, rotate, blur, normalize, {machine_title(gpus, hosts)}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    save(fig, out, "augment-throughput", svg, written)
+
+
+def steps_per_s(m):
+    if m.get("item_unit") == "steps" and rate(m, "items_per_s"):
+        return rate(m, "items_per_s")
+    return 1.0 / median(m) if median(m) > 0 else None
+
+
+def plot_pipeline(results, gpus, hosts, out, svg, written):
+    panels = {}  # scenario -> label -> batch -> steps/s
+    for r in results:
+        if r.benchmark != "pipeline" or r.status not in ("ok", "failed"):
+            continue
+        scenario = r.params.get("scenario", "pipeline")
+        batch = r.params.get("batch")
+        series = panels.setdefault(scenario, {})
+        stages = [median(r.measurements[s]) for s in ("stage_a", "stage_b") if s in r.measurements]
+        if len(stages) == 2 and max(stages) > 0:
+            series.setdefault("ideal (1 / max(tA, tB))", {}).setdefault(batch, 1.0 / max(stages))
+        for name, m in r.measurements.items():
+            if name in ("stage_a", "stage_b"):
+                continue
+            label = r.params.get("mode") if name in ("step", "steps") else name
+            value = steps_per_s(m)
+            if value and label:
+                series.setdefault(label, {}).setdefault(batch, value)
+    if not panels:
+        return
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
+    for ax, scenario in zip(axes[0], sorted(panels)):
+        series_plot(ax, panels[scenario])
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("batch size")
+        ax.set_ylabel("steps/s")
+        ax.set_title(scenario)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.suptitle(f"pipeline: serial vs streams vs graph, {machine_title(gpus, hosts)}")
+    save(fig, out, "pipeline-steps", svg, written)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="+", metavar="RESULT.json")
+    parser.add_argument("--out", default="plots", help="folder for the figures (created)")
+    parser.add_argument("--svg", action="store_true", help="also write SVG next to each PNG")
+    args = parser.parse_args(argv)
+
+    results, gpus, peaks, hosts = load(args.files)
+    os.makedirs(args.out, exist_ok=True)
+    written = []
+    plot_vecadd_bandwidth(results, gpus, peaks, hosts, args.out, args.svg, written)
+    plot_vecadd_transfers(results, gpus, hosts, args.out, args.svg, written)
+    plot_augment(results, gpus, hosts, args.out, args.svg, written)
+    plot_pipeline(results, gpus, hosts, args.out, args.svg, written)
+    if not written:
+        print("plot.py: nothing to plot in these files", file=sys.stderr)
+        return 1
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
