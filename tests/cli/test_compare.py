@@ -1,0 +1,170 @@
+"""gpubench compare BASE NEW: the regression gate on saved results."""
+import copy
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+GPUBENCH = os.environ.get("GPUBENCH", "gpubench")
+SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
+                            os.path.join(os.path.dirname(__file__), "..", ".."))
+SYNTHETIC_H200 = os.path.join(SOURCE_DIR, "tests", "data", "synthetic-h200.json")
+
+
+def gpubench(*args):
+    return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=300,
+                          check=False)
+
+
+class CompareCase(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        run_file = os.path.join(cls.tmp.name, "run.json")
+        with open(run_file, "w", encoding="utf-8") as f:
+            json.dump({"options": {"cpu_only": True, "min_samples": 12, "max_samples": 12,
+                                   "min_time": 0, "timeout": 10},
+                       "benchmarks": [{"benchmark": "vecadd",
+                                       "params": {"n": ["16Ki", "64Ki"], "dtype": "f32"}}]}, f)
+        cls.measured = os.path.join(cls.tmp.name, "a.json")
+        proc = gpubench("run", run_file, "--output", cls.measured, "-q")
+        assert proc.returncode == 0, proc.stderr
+        with open(cls.measured, encoding="utf-8") as f:
+            cls.report = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def save(self, doc, name):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        return path
+
+    def scaled(self, doc, factor, result_index=0, measurement="cpu_reference"):
+        """A copy of `doc` with every sample of one measurement multiplied by `factor`."""
+        out = copy.deepcopy(doc)
+        for m in out["results"][result_index]["measurements"]:
+            if m["name"] == measurement:
+                m["samples"] = [s * factor for s in m["samples"]]
+        return out
+
+
+class Gate(CompareCase):
+    def test_a_file_against_itself_is_the_same_everywhere(self):
+        proc = gpubench("compare", self.measured, self.measured, "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        c = json.loads(proc.stdout)
+        self.assertEqual(len(c["rows"]), 2)
+        self.assertEqual({r["verdict"] for r in c["rows"]}, {"same"})
+        self.assertEqual(c["summary"]["regressions"], 0)
+        self.assertEqual(c["only_in_base"] + c["only_in_new"], [])
+
+    def test_twenty_percent_slower_fails_and_is_named(self):
+        slow = self.save(self.scaled(self.report, 1.2, result_index=1), "slow.json")
+        proc = gpubench("compare", self.measured, slow)
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("Regressions:", proc.stdout)
+        regression_lines = proc.stdout.split("Regressions:")[1].strip().splitlines()
+        self.assertIn("vecadd cpu_reference [dtype=f32 n=65536]: +20.0%", regression_lines[0])
+        self.assertIn("1 slower", proc.stdout)
+        self.assertIn("1 same", proc.stdout)
+
+    def test_a_larger_threshold_lets_the_same_slowdown_pass(self):
+        slow = self.save(self.scaled(self.report, 1.2), "slow-threshold.json")
+        proc = gpubench("compare", self.measured, slow, "--threshold", "25%", "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(json.loads(proc.stdout)["rows"][0]["verdict"], "same")
+
+    def test_a_speedup_never_fails(self):
+        fast = self.save(self.scaled(self.report, 0.5), "fast.json")
+        proc = gpubench("compare", self.measured, fast, "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = json.loads(proc.stdout)["rows"]
+        self.assertEqual(rows[0]["verdict"], "faster")
+        self.assertAlmostEqual(rows[0]["change"], -0.5, places=9)
+
+    def test_one_sample_is_inconclusive_and_does_not_fail(self):
+        one = copy.deepcopy(self.report)
+        for r in one["results"]:
+            for m in r["measurements"]:
+                m["samples"] = [m["samples"][0] * 2]
+        proc = gpubench("compare", self.measured, self.save(one, "one.json"), "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual({r["verdict"] for r in json.loads(proc.stdout)["rows"]},
+                         {"inconclusive"})
+
+    def test_results_in_only_one_file_are_listed(self):
+        fewer = copy.deepcopy(self.report)
+        del fewer["results"][0]
+        proc = gpubench("compare", self.measured, self.save(fewer, "fewer.json"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        only = proc.stdout.split("Only in BASE:")[1].strip().splitlines()[0]
+        self.assertIn("vecadd [cpu] dtype=f32 n=16384", only)
+
+
+class Devices(CompareCase):
+    def test_different_gpu_models_are_refused_unless_allowed(self):
+        with open(SYNTHETIC_H200, encoding="utf-8") as f:
+            h200 = json.load(f)
+        other = copy.deepcopy(h200)
+        other["devices"][0]["name"] = "NVIDIA A100-SXM4-80GB"
+        other_path = self.save(other, "a100.json")
+        proc = gpubench("compare", SYNTHETIC_H200, other_path)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("NVIDIA H200", proc.stderr)
+        self.assertIn("NVIDIA A100-SXM4-80GB", proc.stderr)
+        self.assertIn("--allow-device-mismatch", proc.stderr)
+        allowed = gpubench("compare", SYNTHETIC_H200, other_path, "--allow-device-mismatch",
+                           "--format", "json")
+        self.assertEqual(allowed.returncode, 0, allowed.stderr)
+        rows = json.loads(allowed.stdout)["rows"]
+        self.assertEqual(len(rows), sum(len(r["measurements"]) for r in h200["results"]))
+        self.assertEqual({r["verdict"] for r in rows}, {"same"})
+
+
+class Formats(CompareCase):
+    def test_markdown_table(self):
+        slow = self.save(self.scaled(self.report, 1.3), "slow-md.json")
+        proc = gpubench("compare", self.measured, slow, "--format", "md")
+        self.assertEqual(proc.returncode, 1)
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[0], "| benchmark | params | device | measurement | base | new | "
+                                   "change | p | verdict |")
+        self.assertTrue(lines[1].startswith("|---|"))
+        self.assertIn("**slower (REGRESSION)**", proc.stdout)
+
+    def test_json_written_with_output(self):
+        out = os.path.join(self.tmp.name, "cmp.json")
+        proc = gpubench("compare", self.measured, self.measured, "--output", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out, encoding="utf-8") as f:
+            c = json.load(f)
+        self.assertEqual(c["schema"], "gpubench-compare/1")
+        self.assertIn("Mann-Whitney U", c["test"])
+
+
+class Errors(CompareCase):
+    def test_bad_inputs_are_usage_errors_naming_the_file(self):
+        not_json = os.path.join(self.tmp.name, "broken.json")
+        with open(not_json, "w", encoding="utf-8") as f:
+            f.write("{")
+        cases = [((self.measured, not_json), "broken.json: not valid JSON"),
+                 ((self.measured, os.path.join(self.tmp.name, "missing.json")),
+                  "missing.json: cannot open"),
+                 ((self.measured, self.save({"schema": "other/2"}, "other.json")),
+                  "other.json: result file: schema"),
+                 ((self.measured, self.measured, "--threshold", "lots"),
+                  "--threshold: 'lots' is not a percentage"),
+                 ((self.measured, self.measured, "--format", "xml"), "--format: 'xml'")]
+        for args, message in cases:
+            with self.subTest(args=args):
+                proc = gpubench("compare", *args)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn(message, proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,82 @@
+"""scripts/plot.py: the figures are written, non-empty, as PNG (and SVG with --svg)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
+                            os.path.join(os.path.dirname(__file__), "..", ".."))
+PLOT = os.path.join(SOURCE_DIR, "scripts", "plot.py")
+DATA = os.path.join(SOURCE_DIR, "tests", "data")
+# Real H200 results are preferred when present; the synthetic file stands in until then.
+H200_FILES = sorted(os.path.join(DATA, f) for f in os.listdir(DATA)
+                    if f.endswith(".json") and "h200" in f)
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+FIGURES = ["vecadd-bandwidth", "vecadd-transfers", "augment-throughput", "pipeline-steps"]
+
+
+def plot(*args):
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    return subprocess.run([python, PLOT, *args], capture_output=True, text=True, timeout=300,
+                          check=False)
+
+
+class Plot(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def assert_png(self, path):
+        self.assertTrue(os.path.exists(path), path)
+        with open(path, "rb") as f:
+            head = f.read(8)
+        self.assertEqual(head, PNG_SIGNATURE, path)
+        self.assertGreater(os.path.getsize(path), 10_000, path)  # a drawn figure, not a stub
+
+    def test_every_figure_from_h200_results(self):
+        self.assertTrue(H200_FILES)
+        out = os.path.join(self.tmp.name, "plots")
+        proc = plot(*H200_FILES, "--out", out, "--svg")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        for name in FIGURES:
+            with self.subTest(figure=name):
+                self.assert_png(os.path.join(out, name + ".png"))
+                svg = os.path.join(out, name + ".svg")
+                with open(svg, encoding="utf-8") as f:
+                    text = f.read()
+                self.assertIn("<svg", text)
+                self.assertIn("NVIDIA H200", text)  # the title names the GPU
+        self.assertEqual(sorted(proc.stdout.split()),
+                         sorted(os.path.join(out, n + e) for n in FIGURES for e in (".png", ".svg")))
+
+    def test_png_only_without_svg(self):
+        proc = plot(H200_FILES[0], "--out", self.tmp.name)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(sorted(os.listdir(self.tmp.name)), sorted(n + ".png" for n in FIGURES))
+
+    def test_only_what_the_file_holds_is_drawn(self):
+        with open(H200_FILES[0], encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["results"] = [r for r in doc["results"] if r["benchmark"] == "augment"]
+        path = os.path.join(self.tmp.name, "augment.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        out = os.path.join(self.tmp.name, "out")
+        proc = plot(path, "--out", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(os.listdir(out), ["augment-throughput.png"])
+        self.assert_png(os.path.join(out, "augment-throughput.png"))
+
+    def test_a_file_that_is_not_a_result_is_refused(self):
+        path = os.path.join(self.tmp.name, "other.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"schema": "something-else"}, f)
+        proc = plot(path, "--out", self.tmp.name)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("not a gpubench/1 result file", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,116 @@
+"""gpubench report FILE...: saved results re-rendered without re-running; several merged."""
+import copy
+import json
+import math
+import os
+import subprocess
+import tempfile
+import unittest
+
+GPUBENCH = os.environ.get("GPUBENCH", "gpubench")
+SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
+                            os.path.join(os.path.dirname(__file__), "..", ".."))
+SYNTHETIC_H200 = os.path.join(SOURCE_DIR, "tests", "data", "synthetic-h200.json")
+
+
+def gpubench(*args):
+    return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=300,
+                          check=False)
+
+
+def differences(a, b, path="", rel=1e-12):
+    """Paths where a and b differ; floats equal up to `rel` (statistics are recomputed from the
+    raw samples on reading, which may change the last bit of a sum)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b))
+                for d in differences(a.get(k, "<missing>"), b.get(k, "<missing>"),
+                                     f"{path}.{k}", rel)]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{path}[{i}]",
+                                                                            rel)]
+    if isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool):
+        return [] if math.isclose(a, b, rel_tol=rel, abs_tol=0.0) else [f"{path}: {a} != {b}"]
+    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
+
+
+class Report(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        run_file = os.path.join(cls.tmp.name, "run.json")
+        with open(run_file, "w", encoding="utf-8") as f:
+            json.dump({"options": {"cpu_only": True, "min_samples": 3, "max_samples": 3,
+                                   "min_time": 0, "timeout": 10},
+                       "benchmarks": [{"benchmark": "vecadd",
+                                       "params": {"n": ["1Ki", "2Ki"], "dtype": ["f32", "f16"]}}]},
+                      f)
+        cls.measured = os.path.join(cls.tmp.name, "a.json")
+        proc = gpubench("run", run_file, "--output", cls.measured, "-q")
+        assert proc.returncode == 0, proc.stderr
+        with open(cls.measured, encoding="utf-8") as f:
+            cls.report = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_json_round_trip_is_exact_for_a_file_gpubench_wrote(self):
+        proc = gpubench("report", self.measured, "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(json.loads(proc.stdout), self.report)
+
+    def test_json_round_trip_keeps_every_field_of_a_gpu_result(self):
+        with open(SYNTHETIC_H200, encoding="utf-8") as f:
+            original = json.load(f)
+        proc = gpubench("report", SYNTHETIC_H200, "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(differences(original, json.loads(proc.stdout)), [])
+
+    def test_text_formats_show_every_result(self):
+        for fmt in ("table", "md", "csv"):
+            with self.subTest(format=fmt):
+                proc = gpubench("report", self.measured, "--format", fmt)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertIn("cpu_reference", proc.stdout)
+                for n in ("1024", "2048"):
+                    self.assertIn(n, proc.stdout)
+        csv_rows = gpubench("report", self.measured, "--format", "csv").stdout.strip().splitlines()
+        self.assertEqual(len(csv_rows), 1 + 4)  # header + one row per (result, measurement)
+
+    def test_several_files_are_merged_in_order(self):
+        second = copy.deepcopy(self.report)
+        for r in second["results"]:
+            r["params"]["n"] *= 100
+        second_path = os.path.join(self.tmp.name, "b.json")
+        with open(second_path, "w", encoding="utf-8") as f:
+            json.dump(second, f)
+        merged_path = os.path.join(self.tmp.name, "merged.json")
+        proc = gpubench("report", self.measured, second_path, "--format", "json",
+                        "--output", merged_path)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        merged = json.loads(proc.stdout)
+        self.assertEqual([r["params"]["n"] for r in merged["results"]],
+                         [r["params"]["n"] for r in self.report["results"] + second["results"]])
+        with open(merged_path, encoding="utf-8") as f:
+            self.assertEqual(json.load(f), merged)
+
+    def test_gpu_and_cpu_files_merge_with_their_devices(self):
+        proc = gpubench("report", SYNTHETIC_H200, self.measured, "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        merged = json.loads(proc.stdout)
+        self.assertEqual([d["name"] for d in merged["devices"]], ["NVIDIA H200"])
+        self.assertEqual(sum(r["device"] == -1 for r in merged["results"]),
+                         len(self.report["results"]))
+
+    def test_bad_files_are_usage_errors(self):
+        broken = os.path.join(self.tmp.name, "broken.json")
+        with open(broken, "w", encoding="utf-8") as f:
+            json.dump({"schema": "gpubench/1", "meta": {}}, f)
+        proc = gpubench("report", self.measured, broken)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("broken.json: result file: meta.version", proc.stderr)
+        self.assertEqual(proc.stdout, "")  # nothing printed before every file is read
+
+
+if __name__ == "__main__":
+    unittest.main()
