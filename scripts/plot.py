@@ -75,7 +75,9 @@ def machine_title(gpus, hosts):
 def series_plot(ax, series, marker="o"):
     for label in sorted(series):
         points = sorted(series[label].items())
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker=marker, label=label)
+        style = {"color": "black", "linestyle": "--"} if label.startswith("ideal") else {}
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker=marker, label=label,
+                **style)
 
 
 def save(fig, out, name, svg, written):

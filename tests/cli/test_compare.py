@@ -146,6 +146,33 @@ class Formats(CompareCase):
         self.assertIn("Mann-Whitney U", c["test"])
 
 
+class RegressionScript(CompareCase):
+    """scripts/ci-regression.sh with a CPU-only config standing in for ci-smoke.json."""
+
+    def script(self, baseline, out_dir):
+        env = dict(os.environ, GPUBENCH=GPUBENCH, CONFIG=os.path.join(self.tmp.name, "run.json"))
+        return subprocess.run(["bash", os.path.join(SOURCE_DIR, "scripts", "ci-regression.sh"),
+                               baseline, out_dir], capture_output=True, text=True, timeout=300,
+                              env=env, check=False)
+
+    def test_passes_against_a_slower_baseline_and_fails_against_a_much_faster_one(self):
+        slow_base = self.save(self.scaled(self.scaled(self.report, 3.0), 3.0, 1), "slow-base.json")
+        ok = self.script(slow_base, os.path.join(self.tmp.name, "ci-ok"))
+        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+        for name in ("ci-smoke.json", "compare.md", "compare.json", "run.md"):
+            self.assertTrue(os.path.exists(os.path.join(self.tmp.name, "ci-ok", name)), name)
+
+        fast_base = self.save(self.scaled(self.report, 1 / 3.0, 1), "fast-base.json")
+        bad = self.script(fast_base, os.path.join(self.tmp.name, "ci-bad"))
+        self.assertEqual(bad.returncode, 1, bad.stdout + bad.stderr)
+        self.assertIn("REGRESSION", bad.stdout)
+
+    def test_missing_baseline_is_a_usage_error(self):
+        proc = self.script(os.path.join(self.tmp.name, "none.json"), self.tmp.name)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("cannot read the baseline", proc.stderr)
+
+
 class Errors(CompareCase):
     def test_bad_inputs_are_usage_errors_naming_the_file(self):
         not_json = os.path.join(self.tmp.name, "broken.json")
