@@ -19,26 +19,28 @@ std::uint64_t fresh_seed() {
 }
 
 /// `n` timings around `center` seconds with relative gaussian noise `rel`.
-std::vector<double> timings(std::mt19937_64& rng, std::size_t n, double center, double rel) {
+std::vector<double> timings(std::mt19937_64 &rng, std::size_t n, double center, double rel) {
   std::normal_distribution<double> noise(0.0, rel);
   std::vector<double> v(n);
-  for (auto& x : v) x = center * (1.0 + noise(rng));
+  for (auto &x : v)
+    x = center * (1.0 + noise(rng));
   return v;
 }
 
 std::vector<double> scaled(std::vector<double> v, double factor) {
-  for (auto& x : v) x *= factor;
+  for (auto &x : v)
+    x *= factor;
   return v;
 }
 
-gpubench::measurement measured(const std::string& name, std::vector<double> samples) {
+gpubench::measurement measured(const std::string &name, std::vector<double> samples) {
   gpubench::measurement m;
   m.name = name;
   m.samples = std::move(samples);
   return m;
 }
 
-gpubench::device_record gpu(int id, const std::string& name) {
+gpubench::device_record gpu(int id, const std::string &name) {
   gpubench::device_record d;
   d.info.id = id;
   d.info.name = name;
@@ -186,7 +188,8 @@ TEST_CASE("compare matches results by benchmark, parameters and device", "[compa
   std::ostringstream table;
   gpubench::write_comparison(table, c, gpubench::output_format::table);
   CHECK_THAT(table.str(), Contains("slower (REGRESSION)") && Contains("+20.0%") &&
-                              Contains("Regressions:") && Contains("vecadd kernel [dtype=f32 n=2000]") &&
+                              Contains("Regressions:") &&
+                              Contains("vecadd kernel [dtype=f32 n=2000]") &&
                               Contains("Only in NEW:") && Contains("1 slower"));
   std::ostringstream md;
   gpubench::write_comparison(md, c, gpubench::output_format::md);
@@ -210,7 +213,8 @@ TEST_CASE("a speedup never fails the gate; identical reports give every verdict 
 
   const auto same = gpubench::compare_reports(base, base, {});
   REQUIRE(same.rows.size() == 2);
-  for (const auto& row : same.rows) CHECK(row.result.outcome == verdict::same);
+  for (const auto &row : same.rows)
+    CHECK(row.result.outcome == verdict::same);
   CHECK(gpubench::exit_code_for(same) == 0);
 
   auto faster = base;

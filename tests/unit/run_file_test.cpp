@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-using gpubench::usage_error;
 using Catch::Matchers::Contains;
+using gpubench::usage_error;
 using nlohmann::json;
 
 namespace {
@@ -23,34 +23,36 @@ std::vector<gpubench::benchmark> test_catalog() {
   vec.params = {{"n", "elements", "10M", true},
                 {"dtype", "element type", "f32", true},
                 {"streams", "streams for overlap", "4", false}};
-  vec.plan = [](const gpubench::param_values& v, const gpubench::common_options&) {
+  vec.plan = [](const gpubench::param_values &v, const gpubench::common_options &) {
     std::vector<json> points;
     std::stringstream list(gpubench::value_of(v, "n"));
     for (std::string n; std::getline(list, n, ',');) {
-      if (n == "bad") throw usage_error("--n: 'bad' is not a size");
+      if (n == "bad")
+        throw usage_error("--n: 'bad' is not a size");
       points.push_back({{"n", n}, {"dtype", gpubench::value_of(v, "dtype")}});
     }
     return points;
   };
   gpubench::benchmark aug;
   aug.name = "augment";
-  aug.params = {{"batch", "images per batch", "32", true}, {"impl", "staged|fused|all", "all", true}};
-  aug.plan = [](const gpubench::param_values& v, const gpubench::common_options&) {
+  aug.params = {{"batch", "images per batch", "32", true},
+                {"impl", "staged|fused|all", "all", true}};
+  aug.plan = [](const gpubench::param_values &v, const gpubench::common_options &) {
     return std::vector<json>{{{"batch", gpubench::value_of(v, "batch")}}};
   };
   return {vec, aug};
 }
 
-const std::vector<gpubench::benchmark>& catalog() {
+const std::vector<gpubench::benchmark> &catalog() {
   static const auto c = test_catalog();
   return c;
 }
 
 /// The message parse_run_file throws for `j` (fails the test if it does not throw).
-std::string error_of(const json& j) {
+std::string error_of(const json &j) {
   try {
     (void)gpubench::parse_run_file(j, catalog());
-  } catch (const usage_error& e) {
+  } catch (const usage_error &e) {
     return e.what();
   }
   FAIL("expected a usage_error for " << j.dump());
@@ -79,13 +81,12 @@ TEST_CASE("a complete run file parses into entries with command-line text", "[ru
   REQUIRE(f.entries.size() == 2);
   CHECK(f.entries[0].bench->name == "vecadd");
   CHECK(f.entries[0].description == "sizes");
-  CHECK(f.entries[0].params == gpubench::param_values{{"n", "1000,1M:1G:x4"},
-                                                       {"dtype", "f32,f16"},
-                                                       {"streams", "8"}});
+  CHECK(f.entries[0].params ==
+        gpubench::param_values{{"n", "1000,1M:1G:x4"}, {"dtype", "f32,f16"}, {"streams", "8"}});
   CHECK(f.entries[1].bench->name == "augment");
   CHECK(f.entries[1].params == gpubench::param_values{{"batch", "32"}, {"impl", "fused"}});
 
-  const auto& o = f.options;
+  const auto &o = f.options;
   CHECK(o.device == "0,1");
   CHECK(o.warmup == 2);
   CHECK(o.min_samples == 5);
@@ -133,7 +134,8 @@ TEST_CASE("each mistake names the key path, the value and what was expected", "[
     CHECK_THAT(error_of(json::object()), Contains("benchmarks: missing"));
     CHECK_THAT(error_of({{"benchmarks", json::array()}}),
                Contains("benchmarks: [] is an array; expected a non-empty list"));
-    CHECK_THAT(error_of({{"benchmarks", "vecadd"}}), Contains("benchmarks: \"vecadd\" is a string"));
+    CHECK_THAT(error_of({{"benchmarks", "vecadd"}}),
+               Contains("benchmarks: \"vecadd\" is a string"));
   }
   SECTION("the document is not an object") {
     CHECK_THAT(error_of(json::array()), Contains("(top level): [] is an array"));
@@ -194,8 +196,8 @@ TEST_CASE("each mistake names the key path, the value and what was expected", "[
   SECTION("unknown option") {
     auto j = minimal();
     j["options"] = {{"samples", 10}};
-    CHECK_THAT(error_of(j), Contains("options.samples: unknown key (value 10)") &&
-                                Contains("min_samples"));
+    CHECK_THAT(error_of(j),
+               Contains("options.samples: unknown key (value 10)") && Contains("min_samples"));
   }
   SECTION("options of the wrong type or out of range") {
     auto j = minimal();
@@ -222,8 +224,7 @@ TEST_CASE("each mistake names the key path, the value and what was expected", "[
   }
 }
 
-TEST_CASE("load_run_file names the file, and the line and column of a syntax error",
-          "[run_file]") {
+TEST_CASE("load_run_file names the file, and the line and column of a syntax error", "[run_file]") {
   const std::string path = "run_file_test_syntax.json";
   {
     std::ofstream out(path);
@@ -232,7 +233,7 @@ TEST_CASE("load_run_file names the file, and the line and column of a syntax err
   try {
     (void)gpubench::load_run_file(path, catalog());
     FAIL("a trailing comma must be rejected");
-  } catch (const usage_error& e) {
+  } catch (const usage_error &e) {
     CHECK_THAT(std::string(e.what()), Contains(path + ":3:") && Contains("not valid JSON"));
   }
   {
@@ -256,9 +257,8 @@ TEST_CASE("the command line overrides the file's options", "[run_file]") {
   gpubench::common_options opts;
   opts.measure.min_samples = 17; // as if the user typed --min-samples 17
   std::string device = "0";
-  gpubench::apply_run_file_options(file, opts, device, [](std::string_view option) {
-    return option == "--min-samples";
-  });
+  gpubench::apply_run_file_options(
+      file, opts, device, [](std::string_view option) { return option == "--min-samples"; });
   CHECK(device == "all");
   CHECK(opts.measure.min_samples == 17);
   CHECK(opts.measure.max_noise == Approx(0.02));
