@@ -1,4 +1,5 @@
 // The explicit list of measuring benchmarks, in the order --help shows them.
+#include "gpubench/augment_bench.hpp"
 #include "gpubench/benchmark.hpp"
 #include "gpubench/vecadd_bench.hpp"
 
@@ -8,6 +9,7 @@ const std::vector<benchmark>& all_benchmarks() {
   static const std::vector<benchmark> list = [] {
     std::vector<benchmark> v;
     v.push_back(make_vecadd_benchmark());
+    v.push_back(make_augment_benchmark());
     return v;
   }();
   return list;

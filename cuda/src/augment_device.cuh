@@ -1,0 +1,250 @@
+#pragma once
+// Device pieces shared by the fused kernel and the staged blur: the output-stationary tile, its
+// blur border, the separable blur passes through shared memory, and the typed stores.
+//
+// A block owns tile_w x tile_h output pixels of one image. The blur needs `radius` more pixels on
+// every side of the rotated image ("halo"), reflected at the image border (reflect-101). Halo
+// values are staged in shared memory as `raw` (halo_h rows of raw_stride floats); the row pass
+// writes `rows` (halo_h x tile_w), the column pass reads it and stores the outputs.
+#include "gpubench/cuda/augment.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace gpubench::cuda::augment_detail {
+
+namespace am = augment_math;
+
+inline constexpr int tile_w = 32;
+inline constexpr int tile_h = 64;
+inline constexpr int block_threads = 256;
+inline constexpr int row_segment = 4;     ///< outputs per thread in the row pass (one float4)
+inline constexpr int column_segment = 8;  ///< output rows per thread in the column pass
+inline constexpr int max_channel_group = 4; ///< channels staged in shared memory at once
+
+/// Halo geometry for a radius (a compile-time one when R >= 0).
+struct halo_shape {
+  int radius;
+  int w;      ///< tile_w + 2 radius
+  int h;      ///< tile_h + 2 radius
+  int stride; ///< floats per raw row: room for the row pass's float4 reads past the halo
+  __host__ __device__ explicit halo_shape(int r)
+      : radius(r), w(tile_w + 2 * r), h(tile_h + 2 * r), stride(tile_w + (2 * r + 3) / 4 * 4) {}
+  [[nodiscard]] __host__ __device__ int raw_floats() const { return h * stride; }
+  [[nodiscard]] __host__ __device__ int row_floats() const { return h * tile_w; }
+};
+
+/// Image coordinate of halo index `i` of a tile starting at `origin`: reflect-101 at the border.
+/// Halo pixels past what any stored output needs are clamped first so the reflection stays valid.
+__device__ __forceinline__ int halo_coordinate(int origin, int i, int radius, int n) {
+  int g = origin - radius + i;
+  if (g > n - 1 + radius) g = n - 1 + radius;
+  return am::reflect101(g, n);
+}
+
+/// Exact uint8 -> float without the conversion pipe: 2^23 + b as bits, minus 2^23.
+__device__ __forceinline__ float biased_byte(std::uint32_t b) {
+  return __uint_as_float(0x4B000000U | b);
+}
+__device__ __forceinline__ float byte_value(std::uint32_t b) {
+  return __fsub_rn(biased_byte(b), 8388608.0F);
+}
+/// lerp(float(b0), float(b1), t) computed from the biased values: the difference is exact either
+/// way, so the result equals augment_math::lerp on the converted bytes bit for bit.
+__device__ __forceinline__ float lerp_bytes(std::uint32_t b0, std::uint32_t b1, float t) {
+  return __fmaf_rn(t, __fsub_rn(biased_byte(b1), biased_byte(b0)), byte_value(b0));
+}
+
+// ---- row pass: raw (halo_h x halo_w) -> rows (halo_h x tile_w) -----------------------------------
+
+/// Compile-time radius: each item reads its 4 + 2R inputs with float4 loads once.
+template <int R>
+__device__ __forceinline__ void row_pass(const float* raw, float* rows, int channels,
+                                         const halo_shape& hs, const float* w) {
+  constexpr int segments = tile_w / row_segment;
+  constexpr int n = row_segment + 2 * R;
+  constexpr int vectors = (n + 3) / 4;
+  const int items = channels * hs.h * segments;
+  for (int i = threadIdx.x; i < items; i += block_threads) {
+    const int seg = i % segments;
+    const int row = i / segments; // channel * halo_h + halo row
+    const float4* src = reinterpret_cast<const float4*>(raw + row * hs.stride + seg * row_segment);
+    float v[vectors * 4];
+#pragma unroll
+    for (int j = 0; j < vectors; ++j) {
+      const float4 t = src[j];
+      v[4 * j] = t.x;
+      v[4 * j + 1] = t.y;
+      v[4 * j + 2] = t.z;
+      v[4 * j + 3] = t.w;
+    }
+    float o[row_segment];
+#pragma unroll
+    for (int q = 0; q < row_segment; ++q) {
+      float acc = 0.0F;
+#pragma unroll
+      for (int k = 0; k <= 2 * R; ++k) acc = am::mac(acc, w[k], v[q + k]);
+      o[q] = acc;
+    }
+    *reinterpret_cast<float4*>(rows + row * tile_w + seg * row_segment) =
+        make_float4(o[0], o[1], o[2], o[3]);
+  }
+}
+
+/// Runtime radius (any --blur): the same sums, read straight from shared memory.
+__device__ __forceinline__ void row_pass_any(const float* raw, float* rows, int channels,
+                                             const halo_shape& hs, const float* w) {
+  constexpr int segments = tile_w / row_segment;
+  const int items = channels * hs.h * segments;
+  const int taps = 2 * hs.radius + 1;
+  for (int i = threadIdx.x; i < items; i += block_threads) {
+    const int seg = i % segments;
+    const int row = i / segments;
+    const float* src = raw + row * hs.stride + seg * row_segment;
+    float o[row_segment];
+#pragma unroll
+    for (int q = 0; q < row_segment; ++q) {
+      float acc = 0.0F;
+      for (int k = 0; k < taps; ++k) acc = am::mac(acc, w[k], src[q + k]);
+      o[q] = acc;
+    }
+    *reinterpret_cast<float4*>(rows + row * tile_w + seg * row_segment) =
+        make_float4(o[0], o[1], o[2], o[3]);
+  }
+}
+
+// ---- column pass: rows -> column_segment x 4 outputs per item, handed to `store` ----------------
+
+/// `store(channel, tile_row, tile_col, float4)` receives 4 horizontally adjacent outputs.
+template <int R, typename Store>
+__device__ __forceinline__ void column_pass(const float* rows, int channels, const halo_shape& hs,
+                                            const float* w, Store&& store) {
+  constexpr int groups = tile_w / 4;
+  constexpr int segments = tile_h / column_segment;
+  const int items = channels * segments * groups;
+  for (int i = threadIdx.x; i < items; i += block_threads) {
+    const int g = i % groups;
+    const int seg = (i / groups) % segments;
+    const int c = i / (groups * segments);
+    const float* src = rows + (c * hs.h + seg * column_segment) * tile_w + 4 * g;
+    float4 acc[column_segment];
+#pragma unroll
+    for (int o = 0; o < column_segment; ++o) acc[o] = make_float4(0.0F, 0.0F, 0.0F, 0.0F);
+    // Input row j contributes to output o with tap j - o; taps are added in increasing order.
+#pragma unroll
+    for (int j = 0; j < column_segment + 2 * R; ++j) {
+      const float4 v = *reinterpret_cast<const float4*>(src + j * tile_w);
+#pragma unroll
+      for (int o = 0; o < column_segment; ++o) {
+        const int k = j - o;
+        if (k >= 0 && k <= 2 * R) {
+          acc[o].x = am::mac(acc[o].x, w[k], v.x);
+          acc[o].y = am::mac(acc[o].y, w[k], v.y);
+          acc[o].z = am::mac(acc[o].z, w[k], v.z);
+          acc[o].w = am::mac(acc[o].w, w[k], v.w);
+        }
+      }
+    }
+#pragma unroll
+    for (int o = 0; o < column_segment; ++o) store(c, seg * column_segment + o, 4 * g, acc[o]);
+  }
+}
+
+template <typename Store>
+__device__ __forceinline__ void column_pass_any(const float* rows, int channels,
+                                                const halo_shape& hs, const float* w,
+                                                Store&& store) {
+  constexpr int groups = tile_w / 4;
+  constexpr int segments = tile_h / column_segment;
+  const int items = channels * segments * groups;
+  const int taps = 2 * hs.radius + 1;
+  for (int i = threadIdx.x; i < items; i += block_threads) {
+    const int g = i % groups;
+    const int seg = (i / groups) % segments;
+    const int c = i / (groups * segments);
+    const float* src = rows + (c * hs.h + seg * column_segment) * tile_w + 4 * g;
+    for (int o = 0; o < column_segment; ++o) {
+      float4 acc = make_float4(0.0F, 0.0F, 0.0F, 0.0F);
+      for (int k = 0; k < taps; ++k) {
+        const float4 v = *reinterpret_cast<const float4*>(src + (o + k) * tile_w);
+        acc.x = am::mac(acc.x, w[k], v.x);
+        acc.y = am::mac(acc.y, w[k], v.y);
+        acc.z = am::mac(acc.z, w[k], v.z);
+        acc.w = am::mac(acc.w, w[k], v.w);
+      }
+      store(c, seg * column_segment + o, 4 * g, acc);
+    }
+  }
+}
+
+/// Row pass then column pass, with the barrier between them.
+template <int R, typename Store>
+__device__ __forceinline__ void blur_tile(const float* raw, float* rows, int channels,
+                                          const halo_shape& hs, const float* w, Store&& store) {
+  if constexpr (R >= 0) {
+    row_pass<R>(raw, rows, channels, hs, w);
+    __syncthreads();
+    column_pass<R>(rows, channels, hs, w, store);
+  } else {
+    row_pass_any(raw, rows, channels, hs, w);
+    __syncthreads();
+    column_pass_any(rows, channels, hs, w, store);
+  }
+}
+
+// ---- typed stores ------------------------------------------------------------------------------
+
+template <typename Out> __device__ __forceinline__ Out from_float(float v);
+template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+__device__ __forceinline__ std::uint32_t bits16(__half h) { return __half_as_ushort(h); }
+__device__ __forceinline__ std::uint32_t bits16(__nv_bfloat16 h) { return __bfloat16_as_ushort(h); }
+
+/// Stores 4 adjacent values at `p`: one vector store when `vector` (aligned and all in range),
+/// else element by element up to `count`. Streaming stores: outputs are not read again here.
+template <typename Out>
+__device__ __forceinline__ void store4(Out* p, float4 v, bool vector, int count) {
+  if constexpr (sizeof(Out) == 4) {
+    if (vector) {
+      __stcs(reinterpret_cast<float4*>(p), v);
+      return;
+    }
+  } else {
+    if (vector) {
+      const Out a = from_float<Out>(v.x);
+      const Out b = from_float<Out>(v.y);
+      const Out c = from_float<Out>(v.z);
+      const Out d = from_float<Out>(v.w);
+      uint2 bits;
+      bits.x = bits16(a) | (bits16(b) << 16U);
+      bits.y = bits16(c) | (bits16(d) << 16U);
+      __stcs(reinterpret_cast<uint2*>(p), bits);
+      return;
+    }
+  }
+  const float e[4] = {v.x, v.y, v.z, v.w};
+  for (int j = 0; j < 4 && j < count; ++j) p[j] = from_float<Out>(e[j]);
+}
+
+} // namespace gpubench::cuda::augment_detail
+
+namespace gpubench::cuda::augment_detail {
+
+/// Largest dynamic shared memory a block may opt into on the current device.
+int max_dynamic_shared_bytes();
+
+/// Raises `kernel`'s dynamic shared memory limit to `bytes` on the current device, once.
+void allow_dynamic_shared_bytes(const void* kernel, int bytes);
+
+/// Grid for a grid-stride loop over `n` items with `threads` per block.
+unsigned grid_for(std::size_t n, int threads);
+
+} // namespace gpubench::cuda::augment_detail

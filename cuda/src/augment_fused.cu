@@ -1,0 +1,314 @@
+// The fused augment kernel: one launch for the whole batch, one block per output tile of one image.
+//
+// 1. Prologue: the rotation products of every halo column and row (cos dx, sin dx, sin dy, cos dy,
+//    each rounded once, exactly as augment_math::rotation_source rounds them) and the resize taps
+//    of every output index go to shared memory, so the per-pixel inverse map is a few adds.
+// 2. Sample: for every halo pixel (the tile plus the blur radius on each side, reflected at the
+//    border), compose rotation and resize into one inverse map and read the crop's uint8 pixels
+//    straight from the input, all channels of a group at once so they share the coordinate work.
+//    A warp covers an 8 x 4 patch, which keeps its gathers within a few cache lines at any angle.
+// 3. Blur the staged tile (rows, then columns) in shared memory, normalize, store with 16-byte
+//    streaming stores.
+#include "augment_device.cuh"
+#include "gpubench/cuda/error.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+namespace gpubench::cuda {
+
+namespace {
+
+using namespace augment_detail;
+
+/// Output sides up to this tabulate their resize taps in shared memory; larger ones compute them.
+constexpr int resize_table_max = 1024;
+
+struct fused_args {
+  const std::uint8_t* __restrict__ input;
+  const augment_sample* __restrict__ samples;
+  void* __restrict__ out;
+  int channels;
+  int height;
+  int width;
+  int crop;
+  int size;
+  int radius;
+  int tiles_x;
+  int tiles_per_image;
+  int channel_group;
+  bool tabulated;
+  float scale;
+  float centre;
+  float mean[augment_max_channels];
+  float inv_std[augment_max_channels];
+};
+
+/// Shared memory partitions, in floats from the start (each a multiple of 4 floats, 16 bytes).
+struct fused_layout {
+  int weights = 0;
+  int columns = 0; ///< float2 per halo column: cos dx, sin dx
+  int rows = 0;    ///< float2 per halo row: sin dy, cos dy
+  int taps = 0;    ///< int2 per output index: i0 | i1 << 16, weight of i1
+  int raw = 0;
+  int blurred_rows = 0;
+  int total = 0;
+  __host__ __device__ fused_layout(const halo_shape& hs, int size, int group, bool tabulated) {
+    const auto up4 = [](int n) { return (n + 3) / 4 * 4; };
+    columns = weights + up4(augment_max_blur);
+    rows = columns + up4(2 * hs.w);
+    taps = rows + up4(2 * hs.h);
+    raw = taps + (tabulated ? up4(2 * size) : 0);
+    blurred_rows = raw + group * hs.raw_floats();
+    total = blurred_rows + group * hs.row_floats();
+  }
+  [[nodiscard]] __host__ __device__ int bytes() const { return total * 4; }
+};
+
+__device__ __forceinline__ am::resize_tap tap_at(const int2* table, const fused_args& a, int d) {
+  if (a.tabulated) {
+    const int2 e = table[d];
+    return {e.x & 0xFFFF, e.x >> 16, __int_as_float(e.y)};
+  }
+  return am::resize_source(d, a.scale, a.crop);
+}
+
+/// Byte offsets (within a channel plane) of the four crop pixels behind resized pixel (xr, yr),
+/// and the two weights: the composed crop + resize map.
+struct crop_taps {
+  int o00;
+  int o01;
+  int o10;
+  int o11;
+  float lx;
+  float ly;
+};
+
+__device__ __forceinline__ crop_taps crop_taps_at(const int2* table, const fused_args& a, int top,
+                                                  int left, int xr, int yr) {
+  const am::resize_tap tx = tap_at(table, a, xr);
+  const am::resize_tap ty = tap_at(table, a, yr);
+  const int r0 = (top + ty.i0) * a.width + left;
+  const int r1 = (top + ty.i1) * a.width + left;
+  return {r0 + tx.i0, r0 + tx.i1, r1 + tx.i0, r1 + tx.i1, tx.l1, ty.l1};
+}
+
+/// The resized image's value at the taps, from one channel plane of uint8 pixels.
+__device__ __forceinline__ float resized_value(const std::uint8_t* __restrict__ plane,
+                                               const crop_taps& t) {
+  const float upper = lerp_bytes(__ldg(plane + t.o00), __ldg(plane + t.o01), t.lx);
+  const float lower = lerp_bytes(__ldg(plane + t.o10), __ldg(plane + t.o11), t.lx);
+  return am::lerp(upper, lower, t.ly);
+}
+
+template <augment_interp Interp>
+__device__ __forceinline__ void sample_halo(const fused_args& a, const halo_shape& hs,
+                                            const float2* columns, const float2* rows,
+                                            const int2* table, const std::uint8_t* planes,
+                                            std::size_t plane_bytes, int group, int top, int left,
+                                            float* raw) {
+  constexpr int patch_w = 8;
+  constexpr int patch_h = 4;
+  const int patches_x = (hs.w + patch_w - 1) / patch_w;
+  const int patches = patches_x * ((hs.h + patch_h - 1) / patch_h);
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int raw_floats = hs.raw_floats();
+  for (int q = static_cast<int>(threadIdx.x) / 32; q < patches; q += block_threads / 32) {
+    const int py = q / patches_x;
+    const int hx = (q - py * patches_x) * patch_w + lane % patch_w;
+    const int hy = py * patch_h + lane / patch_w;
+    if (hx >= hs.w || hy >= hs.h) continue;
+    // Rotation source, rounded as augment_math::rotation_source rounds it.
+    const float2 cx = columns[hx];
+    const float2 cy = rows[hy];
+    const float xs = am::add_rn(am::sub_rn(cx.x, cy.x), a.centre);
+    const float ys = am::add_rn(am::add_rn(cx.y, cy.y), a.centre);
+    float* dst = raw + hy * hs.stride + hx;
+    const auto n = static_cast<unsigned>(a.size);
+    if constexpr (Interp == augment_interp::nearest) {
+      const int xr = am::round_to_int(xs);
+      const int yr = am::round_to_int(ys);
+      if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
+        const crop_taps t = crop_taps_at(table, a, top, left, xr, yr);
+        const std::uint8_t* plane = planes;
+        for (int c = 0; c < group; ++c, plane += plane_bytes)
+          dst[c * raw_floats] = resized_value(plane, t);
+      } else {
+        for (int c = 0; c < group; ++c) dst[c * raw_floats] = 0.0F;
+      }
+    } else {
+      const int x0 = am::floor_to_int(xs);
+      const int y0 = am::floor_to_int(ys);
+      const float fx = am::sub_rn(xs, static_cast<float>(x0));
+      const float fy = am::sub_rn(ys, static_cast<float>(y0));
+      crop_taps t[4];
+      bool inside[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const int xr = x0 + (k & 1);
+        const int yr = y0 + (k >> 1);
+        inside[k] = static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n;
+        t[k] = crop_taps_at(table, a, top, left, inside[k] ? xr : 0, inside[k] ? yr : 0);
+      }
+      const std::uint8_t* plane = planes;
+      for (int c = 0; c < group; ++c, plane += plane_bytes) {
+        float v[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) v[k] = inside[k] ? resized_value(plane, t[k]) : 0.0F;
+        dst[c * raw_floats] = am::lerp(am::lerp(v[0], v[1], fx), am::lerp(v[2], v[3], fx), fy);
+      }
+    }
+  }
+}
+
+template <int R, augment_interp Interp, typename Out>
+__global__ void __launch_bounds__(block_threads)
+    augment_fused_kernel(const __grid_constant__ fused_args a) {
+  extern __shared__ float4 shared4[];
+  float* shared = reinterpret_cast<float*>(shared4);
+  const int radius = R >= 0 ? R : a.radius;
+  const halo_shape hs(radius);
+  const fused_layout layout(hs, a.size, a.channel_group, a.tabulated);
+  float* weights = shared + layout.weights;
+  auto* columns = reinterpret_cast<float2*>(shared + layout.columns);
+  auto* rows = reinterpret_cast<float2*>(shared + layout.rows);
+  auto* table = reinterpret_cast<int2*>(shared + layout.taps);
+  float* raw = shared + layout.raw;
+  float* blurred_rows = shared + layout.blurred_rows;
+
+  const int image = static_cast<int>(blockIdx.x) / a.tiles_per_image;
+  const int tile = static_cast<int>(blockIdx.x) - image * a.tiles_per_image;
+  const int tile_y = tile / a.tiles_x;
+  const int x0 = (tile - tile_y * a.tiles_x) * tile_w;
+  const int y0 = tile_y * tile_h;
+  const augment_sample& sp = a.samples[image];
+  const int top = sp.top;
+  const int left = sp.left;
+  const float cos_a = sp.cos_a;
+  const float sin_a = sp.sin_a;
+
+  const int t = static_cast<int>(threadIdx.x);
+  for (int i = t; i <= 2 * radius; i += block_threads) weights[i] = sp.weights[i];
+  for (int i = t; i < hs.w; i += block_threads) {
+    const float d = am::sub_rn(static_cast<float>(halo_coordinate(x0, i, radius, a.size)), a.centre);
+    columns[i] = make_float2(am::mul_rn(cos_a, d), am::mul_rn(sin_a, d));
+  }
+  for (int i = t; i < hs.h; i += block_threads) {
+    const float d = am::sub_rn(static_cast<float>(halo_coordinate(y0, i, radius, a.size)), a.centre);
+    rows[i] = make_float2(am::mul_rn(sin_a, d), am::mul_rn(cos_a, d));
+  }
+  if (a.tabulated)
+    for (int i = t; i < a.size; i += block_threads) {
+      const am::resize_tap tap = am::resize_source(i, a.scale, a.crop);
+      table[i] = make_int2(tap.i0 | (tap.i1 << 16), __float_as_int(tap.l1));
+    }
+  __syncthreads();
+
+  // Weights in registers when the radius is known at compile time.
+  [[maybe_unused]] float w[R >= 0 ? 2 * R + 1 : 1];
+  const float* wp = weights;
+  if constexpr (R >= 0) {
+#pragma unroll
+    for (int k = 0; k <= 2 * R; ++k) w[k] = weights[k];
+    wp = w;
+  }
+
+  const std::size_t plane_bytes =
+      static_cast<std::size_t>(a.height) * static_cast<std::size_t>(a.width);
+  const std::size_t out_plane = static_cast<std::size_t>(a.size) * static_cast<std::size_t>(a.size);
+  const std::uint8_t* image_in =
+      a.input + static_cast<std::size_t>(image) * static_cast<std::size_t>(a.channels) * plane_bytes;
+  Out* image_out = static_cast<Out*>(a.out) +
+                   static_cast<std::size_t>(image) * static_cast<std::size_t>(a.channels) * out_plane;
+  const bool vector_rows = a.size % 4 == 0;
+
+  for (int c0 = 0; c0 < a.channels; c0 += a.channel_group) {
+    const int group = min(a.channel_group, a.channels - c0);
+    sample_halo<Interp>(a, hs, columns, rows, table, image_in + static_cast<std::size_t>(c0) * plane_bytes,
+                        plane_bytes, group, top, left, raw);
+    __syncthreads();
+    blur_tile<R>(raw, blurred_rows, group, hs, wp, [&](int c, int ty, int tx, float4 v) {
+      const int y = y0 + ty;
+      const int x = x0 + tx;
+      if (y >= a.size || x >= a.size) return;
+      const int ch = c0 + c;
+      const float m = a.mean[ch];
+      const float s = a.inv_std[ch];
+      v.x = am::mul_rn(am::sub_rn(v.x, m), s);
+      v.y = am::mul_rn(am::sub_rn(v.y, m), s);
+      v.z = am::mul_rn(am::sub_rn(v.z, m), s);
+      v.w = am::mul_rn(am::sub_rn(v.w, m), s);
+      Out* p = image_out + static_cast<std::size_t>(ch) * out_plane +
+               static_cast<std::size_t>(y) * static_cast<std::size_t>(a.size) +
+               static_cast<std::size_t>(x);
+      store4(p, v, vector_rows && x + 3 < a.size, a.size - x);
+    });
+    // The next group's sampling writes `raw` (read before the row pass's barrier) and then waits
+    // at its own barrier before the row pass overwrites `blurred_rows`.
+  }
+}
+
+using fused_kernel = void (*)(fused_args);
+
+template <int R, augment_interp Interp> fused_kernel pick_out(dtype out) {
+  switch (out) {
+  case dtype::f16: return augment_fused_kernel<R, Interp, __half>;
+  case dtype::bf16: return augment_fused_kernel<R, Interp, __nv_bfloat16>;
+  case dtype::f32:
+  case dtype::f64: break;
+  }
+  return augment_fused_kernel<R, Interp, float>;
+}
+
+template <int R> fused_kernel pick_interp(augment_interp interp, dtype out) {
+  return interp == augment_interp::nearest ? pick_out<R, augment_interp::nearest>(out)
+                                           : pick_out<R, augment_interp::bilinear>(out);
+}
+
+} // namespace
+
+void launch_augment_fused(const augment_shape& shape, const std::uint8_t* input,
+                          const augment_sample* samples, void* out, cudaStream_t s) {
+  if (shape.batch == 0) return;
+  if (shape.out == dtype::f64) throw std::invalid_argument("augment: f64 output is not offered");
+  fused_args a{};
+  a.input = input;
+  a.samples = samples;
+  a.out = out;
+  a.channels = shape.channels;
+  a.height = shape.height;
+  a.width = shape.width;
+  a.crop = shape.crop;
+  a.size = shape.resize;
+  a.radius = shape.radius;
+  a.tiles_x = (shape.resize + tile_w - 1) / tile_w;
+  a.tiles_per_image = a.tiles_x * ((shape.resize + tile_h - 1) / tile_h);
+  a.tabulated = shape.resize <= resize_table_max;
+  a.scale = shape.scale;
+  a.centre = am::centre(shape.resize);
+  for (int c = 0; c < augment_max_channels; ++c) {
+    a.mean[c] = shape.mean[c];
+    a.inv_std[c] = shape.inv_std[c];
+  }
+  const halo_shape hs(shape.radius);
+  const int limit = max_dynamic_shared_bytes();
+  a.channel_group = std::min(shape.channels, max_channel_group);
+  while (a.channel_group > 1 &&
+         fused_layout(hs, a.size, a.channel_group, a.tabulated).bytes() > limit)
+    --a.channel_group;
+  const int bytes = fused_layout(hs, a.size, a.channel_group, a.tabulated).bytes();
+  if (bytes > limit)
+    throw cuda_error(cudaErrorInvalidValue,
+                     "augment_fused: the blur tile needs more shared memory than the device has");
+  const long long blocks = static_cast<long long>(shape.batch) * a.tiles_per_image;
+  if (blocks > INT_MAX)
+    throw cuda_error(cudaErrorInvalidValue, "augment_fused: the batch needs too many blocks");
+  const fused_kernel kernel = shape.radius == 3 ? pick_interp<3>(shape.interp, shape.out)
+                                                : pick_interp<-1>(shape.interp, shape.out);
+  allow_dynamic_shared_bytes(reinterpret_cast<const void*>(kernel), bytes);
+  kernel<<<static_cast<unsigned>(blocks), block_threads, static_cast<std::size_t>(bytes), s>>>(a);
+  GPUBENCH_CHECK_LAUNCH("augment_fused");
+}
+
+} // namespace gpubench::cuda

@@ -1,0 +1,88 @@
+// Host helpers shared by the augment launchers, and the traffic each implementation must move.
+#include "augment_device.cuh"
+#include "gpubench/cuda/error.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace gpubench::cuda {
+
+namespace augment_detail {
+
+int max_dynamic_shared_bytes() {
+  static std::mutex m;
+  static std::map<int, int> known;
+  int device = 0;
+  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
+  const std::lock_guard lock(m);
+  const auto it = known.find(device);
+  if (it != known.end()) return it->second;
+  int bytes = 0;
+  GPUBENCH_CUDA_TRY(
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  known[device] = bytes;
+  return bytes;
+}
+
+void allow_dynamic_shared_bytes(const void* kernel, int bytes) {
+  // cudaFuncSetAttribute per launch would add host time to every timed sample.
+  static std::mutex m;
+  static std::map<std::pair<const void*, int>, int> allowed;
+  int device = 0;
+  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
+  const std::lock_guard lock(m);
+  int& current = allowed[{kernel, device}];
+  if (current >= bytes) return;
+  GPUBENCH_CUDA_TRY(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  current = bytes;
+}
+
+unsigned grid_for(std::size_t n, int threads) {
+  const std::size_t blocks = (n + static_cast<std::size_t>(threads) - 1) /
+                             static_cast<std::size_t>(threads);
+  return static_cast<unsigned>(std::clamp<std::size_t>(blocks, 1, std::size_t{1} << 20U));
+}
+
+} // namespace augment_detail
+
+namespace {
+double as_double(std::size_t v) { return static_cast<double>(v); }
+} // namespace
+
+augment_staged_traffic augment_staged_bytes(const augment_shape& shape) noexcept {
+  const double images = as_double(static_cast<std::size_t>(shape.batch)) * shape.channels;
+  const double in = images * as_double(shape.input_pixels());
+  const double crop = images * shape.crop * static_cast<double>(shape.crop);
+  const double out = images * as_double(shape.output_pixels());
+  augment_staged_traffic t;
+  t.to_float = in * (1 + 4);
+  t.crop = crop * (4 + 4);
+  t.resize = crop * 4 + out * 4;
+  t.rotate = out * (4 + 4);
+  t.blur = out * (4 + 4);
+  t.normalize = out * (4 + static_cast<double>(dtype_size(shape.out)));
+  return t;
+}
+
+double augment_fused_bytes(const augment_shape& shape) noexcept {
+  const double images = as_double(static_cast<std::size_t>(shape.batch)) * shape.channels;
+  return images * (shape.crop * static_cast<double>(shape.crop) +
+                   as_double(shape.output_pixels()) * static_cast<double>(dtype_size(shape.out)));
+}
+
+std::size_t augment_staged_device_bytes(const augment_shape& shape) noexcept {
+  const std::size_t images = static_cast<std::size_t>(shape.batch) *
+                             static_cast<std::size_t>(shape.channels);
+  const std::size_t crop = static_cast<std::size_t>(shape.crop) * static_cast<std::size_t>(shape.crop);
+  return images * sizeof(float) * (shape.input_pixels() + crop + 3 * shape.output_pixels());
+}
+
+std::size_t augment_output_bytes(const augment_shape& shape) noexcept {
+  return static_cast<std::size_t>(shape.batch) * static_cast<std::size_t>(shape.channels) *
+         shape.output_pixels() * dtype_size(shape.out);
+}
+
+} // namespace gpubench::cuda

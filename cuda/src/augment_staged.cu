@@ -1,0 +1,306 @@
+// The staged augment implementation: one kernel per op, each reading the previous op's full-batch
+// result from device memory and writing its own, like the source's per-op GPU pipeline. Each
+// kernel covers the whole batch in one launch and uses the same arithmetic as the fused kernel
+// (augment_math and augment_device.cuh), so both produce the same values.
+#include "augment_device.cuh"
+#include "gpubench/cuda/error.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gpubench::cuda {
+
+namespace {
+
+using namespace augment_detail;
+
+constexpr int threads = 256;
+
+struct staged_args {
+  int batch;
+  int channels;
+  int height;
+  int width;
+  int crop;
+  int size;
+  int radius;
+  float scale;
+  float centre;
+  float mean[augment_max_channels];
+  float inv_std[augment_max_channels];
+};
+
+__device__ __forceinline__ std::size_t grid_index() {
+  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ std::size_t grid_stride() {
+  return static_cast<std::size_t>(gridDim.x) * blockDim.x;
+}
+
+/// Op 1, the whole input: 4 bytes in, one float4 out per step.
+__global__ void augment_to_float(const std::uint8_t* __restrict__ in, float* __restrict__ out,
+                                 std::size_t n) {
+  const std::size_t quads = n / 4;
+  const auto* in4 = reinterpret_cast<const uchar4*>(in);
+  auto* out4 = reinterpret_cast<float4*>(out);
+  for (std::size_t i = grid_index(); i < quads; i += grid_stride()) {
+    const uchar4 b = in4[i];
+    out4[i] = make_float4(b.x, b.y, b.z, b.w);
+  }
+  for (std::size_t i = quads * 4 + grid_index(); i < n; i += grid_stride())
+    out[i] = static_cast<float>(in[i]);
+}
+
+/// Op 2: each sample's crop window.
+__global__ void augment_crop(const __grid_constant__ staged_args a,
+                             const augment_sample* __restrict__ samples,
+                             const float* __restrict__ full, float* __restrict__ cropped) {
+  const auto crop = static_cast<std::size_t>(a.crop);
+  const std::size_t n = static_cast<std::size_t>(a.batch) * a.channels * crop * crop;
+  for (std::size_t i = grid_index(); i < n; i += grid_stride()) {
+    const std::size_t x = i % crop;
+    const std::size_t y = (i / crop) % crop;
+    const std::size_t plane = i / (crop * crop); // image * channels + channel
+    const augment_sample& sp = samples[plane / static_cast<std::size_t>(a.channels)];
+    cropped[i] = full[(plane * a.height + static_cast<std::size_t>(sp.top) + y) * a.width +
+                      static_cast<std::size_t>(sp.left) + x];
+  }
+}
+
+/// Op 3: bilinear resize of every crop, one thread per output pixel, channels in a loop.
+__global__ void augment_resize(const __grid_constant__ staged_args a,
+                               const float* __restrict__ cropped, float* __restrict__ resized) {
+  const auto size = static_cast<std::size_t>(a.size);
+  const auto crop_plane = static_cast<std::size_t>(a.crop) * static_cast<std::size_t>(a.crop);
+  const std::size_t n = static_cast<std::size_t>(a.batch) * size * size;
+  for (std::size_t i = grid_index(); i < n; i += grid_stride()) {
+    const auto x = static_cast<int>(i % size);
+    const auto y = static_cast<int>((i / size) % size);
+    const std::size_t image = i / (size * size);
+    const am::resize_tap tx = am::resize_source(x, a.scale, a.crop);
+    const am::resize_tap ty = am::resize_source(y, a.scale, a.crop);
+    for (int c = 0; c < a.channels; ++c) {
+      const std::size_t plane = image * a.channels + c;
+      const float* src = cropped + plane * crop_plane;
+      const float* r0 = src + static_cast<std::size_t>(ty.i0) * a.crop;
+      const float* r1 = src + static_cast<std::size_t>(ty.i1) * a.crop;
+      const float upper = am::lerp(r0[tx.i0], r0[tx.i1], tx.l1);
+      const float lower = am::lerp(r1[tx.i0], r1[tx.i1], tx.l1);
+      resized[plane * size * size + static_cast<std::size_t>(y) * size + x] =
+          am::lerp(upper, lower, ty.l1);
+    }
+  }
+}
+
+/// Op 4: rotation, one thread per output pixel, channels in a loop.
+template <augment_interp Interp>
+__global__ void augment_rotate(const __grid_constant__ staged_args a,
+                               const augment_sample* __restrict__ samples,
+                               const float* __restrict__ resized, float* __restrict__ rotated) {
+  const auto size = static_cast<std::size_t>(a.size);
+  const std::size_t plane_px = size * size;
+  const std::size_t n = static_cast<std::size_t>(a.batch) * plane_px;
+  const int s = a.size;
+  for (std::size_t i = grid_index(); i < n; i += grid_stride()) {
+    const auto x = static_cast<int>(i % size);
+    const auto y = static_cast<int>((i / size) % size);
+    const std::size_t image = i / plane_px;
+    const augment_sample& sp = samples[image];
+    const am::point2 p = am::rotation_source(x, y, a.centre, a.centre, sp.cos_a, sp.sin_a);
+    const auto at = [&](const float* src, int xr, int yr) {
+      return (static_cast<unsigned>(xr) < static_cast<unsigned>(s) &&
+              static_cast<unsigned>(yr) < static_cast<unsigned>(s))
+                 ? src[static_cast<std::size_t>(yr) * size + static_cast<std::size_t>(xr)]
+                 : 0.0F;
+    };
+    for (int c = 0; c < a.channels; ++c) {
+      const std::size_t plane = image * a.channels + c;
+      const float* src = resized + plane * plane_px;
+      float v = 0;
+      if constexpr (Interp == augment_interp::nearest) {
+        v = at(src, am::round_to_int(p.x), am::round_to_int(p.y));
+      } else {
+        const int x0 = am::floor_to_int(p.x);
+        const int y0 = am::floor_to_int(p.y);
+        const float fx = am::sub_rn(p.x, static_cast<float>(x0));
+        const float fy = am::sub_rn(p.y, static_cast<float>(y0));
+        v = am::lerp(am::lerp(at(src, x0, y0), at(src, x0 + 1, y0), fx),
+                     am::lerp(at(src, x0, y0 + 1), at(src, x0 + 1, y0 + 1), fx), fy);
+      }
+      rotated[plane * plane_px + static_cast<std::size_t>(y) * size + x] = v;
+    }
+  }
+}
+
+/// Op 5: the blur, one block per output tile of one image; the tile and its reflected border are
+/// staged in shared memory (augment_device.cuh), rows then columns.
+template <int R>
+__global__ void __launch_bounds__(block_threads)
+    augment_blur(const __grid_constant__ staged_args a, const augment_sample* __restrict__ samples,
+                 const float* __restrict__ rotated, float* __restrict__ blurred, int tiles_x,
+                 int tiles_per_image, int channel_group) {
+  extern __shared__ float4 shared4[];
+  float* shared = reinterpret_cast<float*>(shared4);
+  const int radius = R >= 0 ? R : a.radius;
+  const halo_shape hs(radius);
+  float* weights = shared;
+  float* raw = shared + (augment_max_blur + 1);
+  float* rows = raw + channel_group * hs.raw_floats();
+
+  const int image = static_cast<int>(blockIdx.x) / tiles_per_image;
+  const int tile = static_cast<int>(blockIdx.x) - image * tiles_per_image;
+  const int tile_y = tile / tiles_x;
+  const int x0 = (tile - tile_y * tiles_x) * tile_w;
+  const int y0 = tile_y * tile_h;
+  const int t = static_cast<int>(threadIdx.x);
+  for (int i = t; i <= 2 * radius; i += block_threads) weights[i] = samples[image].weights[i];
+  __syncthreads();
+  [[maybe_unused]] float w[R >= 0 ? 2 * R + 1 : 1];
+  const float* wp = weights;
+  if constexpr (R >= 0) {
+#pragma unroll
+    for (int k = 0; k <= 2 * R; ++k) w[k] = weights[k];
+    wp = w;
+  }
+
+  const auto size = static_cast<std::size_t>(a.size);
+  const std::size_t plane_px = size * size;
+  const int halo_px = hs.w * hs.h;
+  for (int c0 = 0; c0 < a.channels; c0 += channel_group) {
+    const int group = min(channel_group, a.channels - c0);
+    const float* src = rotated + (static_cast<std::size_t>(image) * a.channels + c0) * plane_px;
+    for (int i = t; i < group * halo_px; i += block_threads) {
+      const int c = i / halo_px;
+      const int p = i - c * halo_px;
+      const int hy = p / hs.w;
+      const int hx = p - hy * hs.w;
+      const int gy = halo_coordinate(y0, hy, radius, a.size);
+      const int gx = halo_coordinate(x0, hx, radius, a.size);
+      raw[c * hs.raw_floats() + hy * hs.stride + hx] =
+          src[static_cast<std::size_t>(c) * plane_px + static_cast<std::size_t>(gy) * size + gx];
+    }
+    __syncthreads();
+    float* dst = blurred + (static_cast<std::size_t>(image) * a.channels + c0) * plane_px;
+    const bool vector_rows = a.size % 4 == 0;
+    blur_tile<R>(raw, rows, group, hs, wp, [&](int c, int ty, int tx, float4 v) {
+      const int y = y0 + ty;
+      const int x = x0 + tx;
+      if (y >= a.size || x >= a.size) return;
+      float* p = dst + static_cast<std::size_t>(c) * plane_px + static_cast<std::size_t>(y) * size + x;
+      store4(p, v, vector_rows && x + 3 < a.size, a.size - x);
+    });
+    __syncthreads();
+  }
+}
+
+/// Op 6: normalize and convert to the output type; 4 values per step when planes allow it.
+template <typename Out>
+__global__ void augment_normalize(const __grid_constant__ staged_args a,
+                                  const float* __restrict__ blurred, Out* __restrict__ out) {
+  const std::size_t plane_px = static_cast<std::size_t>(a.size) * static_cast<std::size_t>(a.size);
+  const std::size_t n = static_cast<std::size_t>(a.batch) * a.channels * plane_px;
+  const auto normalized = [&](float v, std::size_t i) {
+    const auto c = static_cast<int>((i / plane_px) % static_cast<std::size_t>(a.channels));
+    return am::mul_rn(am::sub_rn(v, a.mean[c]), a.inv_std[c]);
+  };
+  if (plane_px % 4 == 0) {
+    for (std::size_t q = grid_index(); q < n / 4; q += grid_stride()) {
+      const std::size_t i = 4 * q;
+      float4 v = reinterpret_cast<const float4*>(blurred)[q];
+      v = make_float4(normalized(v.x, i), normalized(v.y, i), normalized(v.z, i),
+                      normalized(v.w, i));
+      store4(out + i, v, true, 4);
+    }
+    return;
+  }
+  for (std::size_t i = grid_index(); i < n; i += grid_stride())
+    out[i] = from_float<Out>(normalized(blurred[i], i));
+}
+
+template <int R>
+void launch_blur(const augment_shape& shape, const staged_args& a, const augment_sample* samples,
+                 const float* rotated, float* blurred, cudaStream_t s) {
+  const halo_shape hs(shape.radius);
+  const int tiles_x = (shape.resize + tile_w - 1) / tile_w;
+  const int tiles_per_image = tiles_x * ((shape.resize + tile_h - 1) / tile_h);
+  const auto bytes_for = [&](int group) {
+    return static_cast<int>(sizeof(float)) *
+           (augment_max_blur + 1 + group * (hs.raw_floats() + hs.row_floats()));
+  };
+  const int limit = max_dynamic_shared_bytes();
+  int group = std::min(shape.channels, max_channel_group);
+  while (group > 1 && bytes_for(group) > limit) --group;
+  if (bytes_for(group) > limit)
+    throw cuda_error(cudaErrorInvalidValue,
+                     "augment_blur: the blur tile needs more shared memory than the device has");
+  const auto kernel = augment_blur<R>;
+  allow_dynamic_shared_bytes(reinterpret_cast<const void*>(kernel), bytes_for(group));
+  const auto blocks = static_cast<unsigned>(static_cast<long long>(shape.batch) * tiles_per_image);
+  kernel<<<blocks, block_threads, static_cast<std::size_t>(bytes_for(group)), s>>>(
+      a, samples, rotated, blurred, tiles_x, tiles_per_image, group);
+  GPUBENCH_CHECK_LAUNCH("augment_blur");
+}
+
+} // namespace
+
+void launch_augment_staged(const augment_shape& shape, const std::uint8_t* input,
+                           const augment_sample* samples, const augment_staged_buffers& buffers,
+                           void* out, cudaStream_t s) {
+  if (shape.batch == 0) return;
+  if (shape.out == dtype::f64) throw std::invalid_argument("augment: f64 output is not offered");
+  staged_args a{};
+  a.batch = shape.batch;
+  a.channels = shape.channels;
+  a.height = shape.height;
+  a.width = shape.width;
+  a.crop = shape.crop;
+  a.size = shape.resize;
+  a.radius = shape.radius;
+  a.scale = shape.scale;
+  a.centre = am::centre(shape.resize);
+  for (int c = 0; c < augment_max_channels; ++c) {
+    a.mean[c] = shape.mean[c];
+    a.inv_std[c] = shape.inv_std[c];
+  }
+  const std::size_t images = static_cast<std::size_t>(shape.batch) * shape.channels;
+  const std::size_t in_n = images * shape.input_pixels();
+  const std::size_t crop_n = images * static_cast<std::size_t>(shape.crop) * shape.crop;
+  const std::size_t pixels = static_cast<std::size_t>(shape.batch) * shape.output_pixels();
+
+  augment_to_float<<<grid_for((in_n + 3) / 4, threads), threads, 0, s>>>(input, buffers.full, in_n);
+  GPUBENCH_CHECK_LAUNCH("augment_to_float");
+  augment_crop<<<grid_for(crop_n, threads), threads, 0, s>>>(a, samples, buffers.full,
+                                                             buffers.cropped);
+  GPUBENCH_CHECK_LAUNCH("augment_crop");
+  augment_resize<<<grid_for(pixels, threads), threads, 0, s>>>(a, buffers.cropped, buffers.resized);
+  GPUBENCH_CHECK_LAUNCH("augment_resize");
+  if (shape.interp == augment_interp::nearest)
+    augment_rotate<augment_interp::nearest>
+        <<<grid_for(pixels, threads), threads, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
+  else
+    augment_rotate<augment_interp::bilinear>
+        <<<grid_for(pixels, threads), threads, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
+  GPUBENCH_CHECK_LAUNCH("augment_rotate");
+  if (shape.radius == 3)
+    launch_blur<3>(shape, a, samples, buffers.rotated, buffers.blurred, s);
+  else
+    launch_blur<-1>(shape, a, samples, buffers.rotated, buffers.blurred, s);
+  const std::size_t out_n = images * shape.output_pixels();
+  const unsigned grid = grid_for((out_n + 3) / 4, threads);
+  switch (shape.out) {
+  case dtype::f16:
+    augment_normalize<<<grid, threads, 0, s>>>(a, buffers.blurred, static_cast<__half*>(out));
+    break;
+  case dtype::bf16:
+    augment_normalize<<<grid, threads, 0, s>>>(a, buffers.blurred,
+                                               static_cast<__nv_bfloat16*>(out));
+    break;
+  case dtype::f32:
+  case dtype::f64:
+    augment_normalize<<<grid, threads, 0, s>>>(a, buffers.blurred, static_cast<float*>(out));
+    break;
+  }
+  GPUBENCH_CHECK_LAUNCH("augment_normalize");
+}
+
+} // namespace gpubench::cuda

@@ -1,0 +1,41 @@
+#pragma once
+// PNG and JPEG in and PNG out for `augment --input` and `--save-samples`, through Debian's stb
+// headers (libstb-dev). Reading is bounded: the file size and the image dimensions are checked
+// before anything is decoded.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpubench {
+
+/// 8-bit pixels, interleaved (height x width x channels), channels 1 to 4.
+struct image_u8 {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  std::vector<std::uint8_t> pixels;
+};
+
+inline constexpr std::uintmax_t max_image_file_bytes = std::uintmax_t{256} << 20U;
+inline constexpr int max_image_side = 16384;
+inline constexpr std::uint64_t max_image_pixels = std::uint64_t{1} << 28U;
+
+/// The regular, non-hidden files of `dir` in name order; throws usage_error naming `option` when
+/// it is not a readable directory or holds no such file.
+std::vector<std::string> list_image_files(const std::string& dir, std::string_view option);
+
+/// Checks that `path` is a PNG or JPEG within the limits; throws usage_error naming `option`.
+void probe_image(const std::string& path, std::string_view option);
+
+/// Decodes `path` with `channels` channels (stb converts: gray <-> RGB, alpha added or dropped).
+image_u8 read_image(const std::string& path, int channels, std::string_view option);
+
+/// Resamples to width x height with a triangle filter whose support widens with the scale when
+/// shrinking (antialiased bilinear, as torchvision's antialias=True), half-pixel centres.
+image_u8 resize_image(const image_u8& in, int width, int height);
+
+/// Writes a PNG (channels 1 to 4); throws usage_error naming `option` when it cannot.
+void write_png(const std::string& path, const image_u8& img, std::string_view option);
+
+} // namespace gpubench
