@@ -78,8 +78,8 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
   cmd.add_option("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all)")
       ->capture_default_str();
   cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");
-  cmd.add_flag("--no-verify", [&opts](std::int64_t) { opts.verify = false; },
-               "skip the GPU-vs-CPU check");
+  cmd.add_flag(
+      "--no-verify", [&opts](std::int64_t) { opts.verify = false; }, "skip the GPU-vs-CPU check");
   cmd.add_flag("-q,--quiet", raw.quiet, "no logs or progress on stderr");
   cmd.add_flag("-v,--verbose", raw.verbose, "more detail on stderr");
 }
@@ -93,13 +93,14 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   opts.measure.max_noise = parse_percent(raw.max_noise, "max-noise");
   opts.verbosity = raw.quiet ? 0 : raw.verbose ? 2 : 1;
   if (opts.cpu_threads < 0 || opts.cpu_threads > 4096)
-    throw usage_error(fmt::format("--cpu-threads: {} is out of range (0 to 4096)", opts.cpu_threads));
+    throw usage_error(
+        fmt::format("--cpu-threads: {} is out of range (0 to 4096)", opts.cpu_threads));
   validate(opts.measure);
   if (!opts.output_path.empty()) check_output_path(opts.output_path);
 
   opts.devices.clear();
-  if (opts.cpu_only) return;
   if (device_spec == "all") {
+    if (opts.cpu_only) return;
     cuda::require_device();
     for (int d = 0; d < cuda::device_count_or_zero(); ++d) opts.devices.push_back(d);
     return;
@@ -107,8 +108,8 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   std::size_t pos = 0;
   while (true) {
     const auto comma = device_spec.find(',', pos);
-    const std::string item = device_spec.substr(pos, comma == std::string::npos ? std::string::npos
-                                                                                : comma - pos);
+    const std::string item =
+        device_spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     int d = -1;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
     if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
@@ -117,6 +118,7 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
+  if (opts.cpu_only) opts.devices.clear();
 }
 
 int emit_report(const run_report& report, const common_options& opts) {

@@ -1,8 +1,8 @@
 // `gpubench devices`: every GPU's properties, and with --measure its practical copy peaks.
 #include "commands.hpp"
 
-#include "gpubench/cuda/error.hpp"
 #include "gpubench/context.hpp"
+#include "gpubench/cuda/error.hpp"
 #include "gpubench/env.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/output.hpp"
@@ -17,20 +17,21 @@ namespace gpubench::app {
 namespace {
 
 void write_devices_table(std::ostream& os, const std::vector<device_record>& devices) {
-  os << fmt::format("{:>3}  {:<24} {:>4} {:>5} {:>10} {:>8} {:>6} {:>9} {:>11} {:>11} {:>10} {:>10}\n",
-                    "id", "name", "cc", "SMs", "memory", "L2", "bus", "mem clk", "peak (2xclkxbus)",
-                    "D2D copy", "H2D pin", "D2H pin");
+  os << fmt::format(
+      "{:>3}  {:<24} {:>4} {:>5} {:>10} {:>8} {:>6} {:>9} {:>11} {:>11} {:>10} {:>10}\n", "id",
+      "name", "cc", "SMs", "memory", "L2", "bus", "mem clk", "peak (2xclkxbus)", "D2D copy",
+      "H2D pin", "D2H pin");
   for (const auto& d : devices) {
     const auto& i = d.info;
     const auto opt = [](const std::optional<double>& v) {
       return v ? format_bytes_per_s(*v) : std::string("-");
     };
-    os << fmt::format("{:>3}  {:<24} {:>4} {:>5} {:>10} {:>8} {:>4}b {:>5} MHz {:>16} {:>11} {:>10} {:>10}\n",
-                      i.id, i.name, fmt::format("{}.{}", i.cc_major, i.cc_minor), i.sms,
-                      format_bytes(static_cast<double>(i.memory_bytes)),
-                      format_bytes(i.l2_bytes), i.bus_width_bits, i.mem_clock_khz / 1000,
-                      format_bytes_per_s(i.peak_bytes_per_s()), opt(d.d2d_bytes_per_s),
-                      opt(d.h2d_bytes_per_s), opt(d.d2h_bytes_per_s));
+    os << fmt::format(
+        "{:>3}  {:<24} {:>4} {:>5} {:>10} {:>8} {:>4}b {:>5} MHz {:>16} {:>11} {:>10} {:>10}\n",
+        i.id, i.name, fmt::format("{}.{}", i.cc_major, i.cc_minor), i.sms,
+        format_bytes(static_cast<double>(i.memory_bytes)), format_bytes(i.l2_bytes),
+        i.bus_width_bits, i.mem_clock_khz / 1000, format_bytes_per_s(i.peak_bytes_per_s()),
+        opt(d.d2d_bytes_per_s), opt(d.h2d_bytes_per_s), opt(d.d2h_bytes_per_s));
   }
 }
 
@@ -44,22 +45,27 @@ void add_devices_command(CLI::App& app, cli_state& state) {
   };
   static devices_command cmd;
   CLI::App* sub = app.add_subcommand("devices", "list GPUs and their properties");
-  sub->footer(std::string("Examples:\n  gpubench devices\n  gpubench devices --measure --format json\n\n") +
-              exit_codes_help);
+  sub->footer(
+      std::string("Examples:\n  gpubench devices\n  gpubench devices --measure --format json\n\n") +
+      exit_codes_help);
   add_common_options(*sub, cmd.opts, cmd.device_spec);
   cmd.device_spec = "all";
-  sub->add_flag("--measure", cmd.measure,
-                "also measure D2D copy and pinned H2D/D2H bandwidth (the denominators of % of peak)");
+  sub->add_flag(
+      "--measure", cmd.measure,
+      "also measure D2D copy and pinned H2D/D2H bandwidth (the denominators of % of peak)");
   sub->callback([&state] {
-    if (cmd.opts.cpu_only) throw usage_error("--cpu-only: devices lists GPUs; there is nothing to run on the CPU");
+    if (cmd.opts.cpu_only)
+      throw usage_error("--cpu-only: devices lists GPUs; there is nothing to run on the CPU");
     finish_common_options(cmd.opts, cmd.device_spec);
     for (const int d : cmd.opts.devices) cuda::require_device(d);
     run_context ctx(cmd.opts);
     run_report report;
     report.meta = collect_meta(state.argv);
     for (const int d : cmd.opts.devices) {
-      if (cmd.measure) ctx.device_with_peaks(d, true);
-      else ctx.device(d);
+      if (cmd.measure)
+        ctx.device_with_peaks(d, true);
+      else
+        ctx.device(d);
     }
     report.devices = ctx.devices_used();
     if (cmd.opts.format == output_format::table) {

@@ -20,17 +20,15 @@ bool cuda_error::sticky() const noexcept {
   case cudaErrorHardwareStackError:
   case cudaErrorAssert:
   case cudaErrorLaunchTimeout:
-  case cudaErrorECCUncorrectable:
-    return true;
-  default:
-    return false;
+  case cudaErrorECCUncorrectable: return true;
+  default: return false;
   }
 }
 
 namespace {
 std::string describe(cudaError_t code, const char* what, const char* file, int line) {
-  return fmt::format("{} ({}: {}) at {}:{}", what, cudaGetErrorName(code),
-                     cudaGetErrorString(code), file, line);
+  return fmt::format("{} ({}: {}) at {}:{}", what, cudaGetErrorName(code), cudaGetErrorString(code),
+                     file, line);
 }
 } // namespace
 
@@ -55,8 +53,8 @@ void check_launch(const char* kernel, const char* file, int line) {
 void check_nothrow(cudaError_t code, const char* call, const char* file, int line) noexcept {
   // Teardown after a sticky error or at process exit reports these; nothing useful to add.
   if (code == cudaSuccess || code == cudaErrorCudartUnloading) return;
-  std::fprintf(stderr, "gpubench: warning: %s failed (%s) at %s:%d\n", call,
-               cudaGetErrorName(code), file, line);
+  std::fprintf(stderr, "gpubench: warning: %s failed (%s) at %s:%d\n", call, cudaGetErrorName(code),
+               file, line);
 }
 
 void require_device(int device) {

@@ -23,8 +23,8 @@ void* pinned_allocate(std::size_t bytes) {
   if (code != cudaSuccess) {
     (void)cudaGetLastError();
     if (code == cudaErrorMemoryAllocation)
-      throw out_of_memory_error(code, fmt::format("cannot allocate {} bytes of pinned host memory",
-                                                  bytes));
+      throw out_of_memory_error(
+          code, fmt::format("cannot allocate {} bytes of pinned host memory", bytes));
     throw_cuda_error(code, "cudaMallocHost", __FILE__, __LINE__);
   }
   return p;

@@ -19,8 +19,8 @@ stream::~stream() {
 void stream::synchronize() const { GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s_)); }
 
 event::event(bool timing) {
-  GPUBENCH_CUDA_TRY(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault
-                                                         : cudaEventDisableTiming));
+  GPUBENCH_CUDA_TRY(
+      cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
 }
 
 event& event::operator=(event&& o) noexcept {

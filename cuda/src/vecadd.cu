@@ -14,11 +14,16 @@
 namespace gpubench::cuda {
 namespace {
 
-template <typename T> __device__ __forceinline__ T add(T x, T y) { return x + y; }
-template <> __device__ __forceinline__ __half add(__half x, __half y) {
+template <typename T>
+__device__ __forceinline__ T add(T x, T y) {
+  return x + y;
+}
+template <>
+__device__ __forceinline__ __half add(__half x, __half y) {
   return __float2half_rn(__half2float(x) + __half2float(y));
 }
-template <> __device__ __forceinline__ __nv_bfloat16 add(__nv_bfloat16 x, __nv_bfloat16 y) {
+template <>
+__device__ __forceinline__ __nv_bfloat16 add(__nv_bfloat16 x, __nv_bfloat16 y) {
   return __float2bfloat16_rn(__bfloat162float(x) + __bfloat162float(y));
 }
 
@@ -31,15 +36,16 @@ __global__ void vecadd_seed(const T* __restrict__ a, const T* __restrict__ b, T*
 
 /// Scalar grid-stride loop: used when the pointers do not share a 16-byte alignment.
 template <typename T>
-__global__ void vecadd_strided(const T* __restrict__ a, const T* __restrict__ b,
-                               T* __restrict__ c, std::size_t n) {
+__global__ void vecadd_strided(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
+                               std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride)
     c[i] = add(a[i], b[i]);
 }
 
-template <typename T> __device__ __forceinline__ uint4 add_vec(uint4 x, uint4 y) {
+template <typename T>
+__device__ __forceinline__ uint4 add_vec(uint4 x, uint4 y) {
   constexpr int per_vec = 16 / sizeof(T);
   T xs[per_vec];
   T ys[per_vec];
@@ -81,7 +87,8 @@ __global__ void vecadd_vectorized(const T* __restrict__ a, const T* __restrict__
     }
   }
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (std::size_t i = nvec * per_vec + tid; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+  for (std::size_t i = nvec * per_vec + tid; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     c[i] = add(a[i], b[i]);
 }
 

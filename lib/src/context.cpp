@@ -67,16 +67,16 @@ device_record& run_context::device_with_peaks(int id, bool transfers) {
     cuda::device_buffer<std::byte> dev(bytes);
     cuda::pinned_buffer<std::byte> host(bytes);
     std::fill_n(host.data(), bytes, std::byte{1});
-    const auto h2d = sampler.run("h2d", opts, {static_cast<double>(bytes), 0, "bytes"},
-                                 [&](cudaStream_t st) {
-                                   GPUBENCH_CUDA_TRY(cudaMemcpyAsync(dev.data(), host.data(), bytes,
-                                                                     cudaMemcpyHostToDevice, st));
-                                 });
-    const auto d2h = sampler.run("d2h", opts, {static_cast<double>(bytes), 0, "bytes"},
-                                 [&](cudaStream_t st) {
-                                   GPUBENCH_CUDA_TRY(cudaMemcpyAsync(host.data(), dev.data(), bytes,
-                                                                     cudaMemcpyDeviceToHost, st));
-                                 });
+    const auto h2d =
+        sampler.run("h2d", opts, {static_cast<double>(bytes), 0, "bytes"}, [&](cudaStream_t st) {
+          GPUBENCH_CUDA_TRY(
+              cudaMemcpyAsync(dev.data(), host.data(), bytes, cudaMemcpyHostToDevice, st));
+        });
+    const auto d2h =
+        sampler.run("d2h", opts, {static_cast<double>(bytes), 0, "bytes"}, [&](cudaStream_t st) {
+          GPUBENCH_CUDA_TRY(
+              cudaMemcpyAsync(host.data(), dev.data(), bytes, cudaMemcpyDeviceToHost, st));
+        });
     rec.h2d_bytes_per_s = h2d.work.bytes / h2d.stats.median;
     rec.d2h_bytes_per_s = d2h.work.bytes / d2h.stats.median;
   }
@@ -89,9 +89,7 @@ std::vector<device_record> run_context::devices_used() const {
   return out;
 }
 
-void run_context::log_line(const std::string& line) {
-  std::fprintf(stderr, "%s\n", line.c_str());
-}
+void run_context::log_line(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
 
 void run_context::progress(std::size_t done, std::size_t total, std::string_view label) const {
   if (opts_.verbosity < 1 || ::isatty(STDERR_FILENO) == 0) return;

@@ -33,9 +33,9 @@ std::uint16_t float_to_half(float f) noexcept {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   const auto sign = static_cast<std::uint16_t>((x >> 16U) & 0x8000U);
   const std::uint32_t abs = x & 0x7FFFFFFFU;
-  if (abs > 0x7F800000U) return static_cast<std::uint16_t>(0x7FFFU); // canonical NaN
+  if (abs > 0x7F800000U) return static_cast<std::uint16_t>(0x7FFFU);         // canonical NaN
   if (abs >= 0x477FF000U) return static_cast<std::uint16_t>(sign | 0x7C00U); // overflow to inf
-  if (abs < 0x38800000U) { // result is subnormal or zero
+  if (abs < 0x38800000U) {              // result is subnormal or zero
     if (abs < 0x33000000U) return sign; // below half of the smallest subnormal
     const std::uint32_t mant = (abs & 0x7FFFFFU) | 0x800000U;
     const int shift = 126 - static_cast<int>(abs >> 23U); // 14..24

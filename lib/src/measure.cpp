@@ -23,7 +23,9 @@ sampling_outcome sample_until_stable(const measure_options& opts,
                                      const std::function<double()>& sample) {
   using clock = std::chrono::steady_clock;
   const auto started = clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(clock::now() - started).count();
+  };
   for (int i = 0; i < opts.warmup && !interrupt_requested(); ++i) (void)sample();
 
   sampling_outcome out;

@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,13 +28,13 @@ void check_output_path(const std::string& path) {
   const fs::path folder = folder_of(path);
   std::error_code ec;
   if (!fs::is_directory(folder, ec))
-    throw usage_error(fmt::format("--output {}: the folder '{}' does not exist", path,
-                                  folder.string()));
+    throw usage_error(
+        fmt::format("--output {}: the folder '{}' does not exist", path, folder.string()));
   if (fs::is_directory(fs::path(path), ec))
     throw usage_error(fmt::format("--output {}: is a folder, expected a file name", path));
   if (::access(folder.c_str(), W_OK) != 0)
-    throw usage_error(fmt::format("--output {}: the folder '{}' is not writable", path,
-                                  folder.string()));
+    throw usage_error(
+        fmt::format("--output {}: the folder '{}' is not writable", path, folder.string()));
   if (fs::exists(fs::path(path), ec) && ::access(path.c_str(), W_OK) != 0)
     throw usage_error(fmt::format("--output {}: the file exists and is not writable", path));
 }
@@ -43,8 +43,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   const fs::path target(path);
   std::string tmpl = (folder_of(path) / ("." + target.filename().string() + ".XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0)
-    throw usage_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  if (fd < 0) throw usage_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   const auto fail = [&](const char* what) {
     const int err = errno;
     ::close(fd);

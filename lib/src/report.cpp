@@ -96,8 +96,8 @@ std::string derived_value(const std::string& key, const json& v) {
 std::string verification_line(const verification& v) {
   if (!v.performed) return "not performed";
   return fmt::format("{}: {}, {} of {} elements within tolerance ({:.4f}%), max |error| {:.3g}",
-                     v.passed ? "PASSED" : "FAILED", v.method, v.checked - v.mismatches,
-                     v.checked, v.within_tolerance_fraction() * 100, v.max_abs_error);
+                     v.passed ? "PASSED" : "FAILED", v.method, v.checked - v.mismatches, v.checked,
+                     v.within_tolerance_fraction() * 100, v.max_abs_error);
 }
 
 void write_result_block(std::ostream& os, const run_report& rep, const result& r) {
@@ -128,15 +128,15 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
 } // namespace
 
 void write_table(std::ostream& os, const run_report& rep) {
-  if (rep.meta.incomplete)
-    os << fmt::format("INCOMPLETE RUN: {}\n\n", rep.meta.incomplete_reason);
+  if (rep.meta.incomplete) os << fmt::format("INCOMPLETE RUN: {}\n\n", rep.meta.incomplete_reason);
   std::map<std::string, std::vector<const result*>> by_benchmark;
   for (const auto& r : rep.results) {
     write_result_block(os, rep, r);
     by_benchmark[r.benchmark].push_back(&r);
   }
   for (const auto& [name, results] : by_benchmark)
-    if (const auto* b = find_benchmark(name); b != nullptr && b->summary_table && results.size() > 0)
+    if (const auto* b = find_benchmark(name);
+        b != nullptr && b->summary_table && results.size() > 0)
       b->summary_table(os, results);
 }
 
@@ -172,7 +172,8 @@ void write_csv(std::ostream& os, const run_report& rep) {
   os << ",measurement,clock,cold,converged,samples,min_s,median_s,mean_s,max_s,stddev_s,"
         "rel_stddev,bytes,items,item_unit,bytes_per_s,items_per_s,verified\n";
   for (const auto& r : rep.results) {
-    std::string prefix = fmt::format("{},{},{}", csv_field(r.benchmark), r.device, to_string(r.status));
+    std::string prefix =
+        fmt::format("{},{},{}", csv_field(r.benchmark), r.device, to_string(r.status));
     for (const auto& c : cols)
       prefix += "," + (r.params.contains(c) ? csv_field(param_text(r.params[c])) : std::string());
     const std::string verified = !r.verify.performed ? "" : r.verify.passed ? "true" : "false";
@@ -180,7 +181,8 @@ void write_csv(std::ostream& os, const run_report& rep) {
     for (const auto& m : r.measurements) {
       const auto& s = m.stats;
       os << prefix
-         << fmt::format(",{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.17g},{:.17g},{},{},{},{}\n",
+         << fmt::format(",{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.17g},{:.17g},"
+                        "{},{},{},{}\n",
                         csv_field(m.name), m.clock == clock_kind::gpu ? "gpu" : "host", m.cold,
                         m.converged, s.count, s.min, s.median, s.mean, s.max, s.stddev,
                         s.rel_stddev, m.work.bytes, m.work.items, csv_field(m.work.item_unit),
@@ -190,7 +192,8 @@ void write_csv(std::ostream& os, const run_report& rep) {
 }
 
 void write_markdown(std::ostream& os, const run_report& rep) {
-  if (rep.meta.incomplete) os << fmt::format("**Incomplete run:** {}\n\n", rep.meta.incomplete_reason);
+  if (rep.meta.incomplete)
+    os << fmt::format("**Incomplete run:** {}\n\n", rep.meta.incomplete_reason);
   os << "| benchmark | device | parameters | measurement | median | min | rel. sd | samples | "
         "bandwidth | rate | of peak | verified |\n";
   os << "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---|\n";

@@ -43,8 +43,8 @@ std::string_view to_string(result_status s) noexcept {
 }
 
 std::optional<result_status> parse_result_status(std::string_view s) noexcept {
-  for (auto st : {result_status::ok, result_status::failed, result_status::skipped,
-                  result_status::error})
+  for (auto st :
+       {result_status::ok, result_status::failed, result_status::skipped, result_status::error})
     if (to_string(st) == s) return st;
   return std::nullopt;
 }
@@ -110,8 +110,9 @@ json to_json(const verification& v) {
               {"method", v.method},
               {"tolerance", v.tolerance},
               // JSON has no infinity: a NaN or infinite error is written as the largest double.
-              {"max_abs_error", std::isfinite(v.max_abs_error) ? v.max_abs_error
-                                                               : std::numeric_limits<double>::max()},
+              {"max_abs_error", std::isfinite(v.max_abs_error)
+                                    ? v.max_abs_error
+                                    : std::numeric_limits<double>::max()},
               {"checked", v.checked},
               {"mismatches", v.mismatches},
               {"within_tolerance", v.within_tolerance_fraction()},
@@ -191,7 +192,8 @@ private:
   std::string path_;
 };
 
-template <typename T> T integer_in(const reader& r, const char* key, T lo, T hi) {
+template <typename T>
+T integer_in(const reader& r, const char* key, T lo, T hi) {
   const double v = r.num(key);
   if (!(v >= static_cast<double>(lo) && v <= static_cast<double>(hi)) ||
       v != static_cast<double>(static_cast<long long>(v)))
@@ -239,6 +241,8 @@ device_record device_from_json(const json& j, const std::string& path) {
   d.info.bus_width_bits = integer_in(r, "bus_width_bits", 0, 1 << 20);
   d.info.mem_clock_khz = integer_in(r, "mem_clock_khz", 0, 1 << 30);
   if (const auto* p = r.maybe("pci_bus_id", json::value_t::string)) d.info.pci_bus_id = *p;
+  if (r.maybe("async_engines", json::value_t::number_integer) != nullptr)
+    d.info.async_engines = integer_in(r, "async_engines", 0, 1 << 10);
   if (const auto* m = r.maybe("measured", json::value_t::object)) {
     const reader mr(*m, r.sub("measured"));
     if (mr.maybe("d2d_bytes_per_s", json::value_t::number_float))
@@ -277,9 +281,11 @@ result result_from_json(const json& j, const std::string& path) {
   res.params = r.at("params", json::value_t::object);
   const auto& ms = r.at("measurements", json::value_t::array);
   for (std::size_t i = 0; i < ms.size(); ++i)
-    res.measurements.push_back(measurement_from_json(ms[i], fmt::format("{}[{}]", r.sub("measurements"), i)));
+    res.measurements.push_back(
+        measurement_from_json(ms[i], fmt::format("{}[{}]", r.sub("measurements"), i)));
   res.derived = r.at("derived", json::value_t::object);
-  res.verify = verification_from_json(r.at("verification", json::value_t::object), r.sub("verification"));
+  res.verify =
+      verification_from_json(r.at("verification", json::value_t::object), r.sub("verification"));
   return res;
 }
 
@@ -291,18 +297,19 @@ json to_json(const run_report& rep) {
   for (const auto& d : rep.devices) devices.push_back(to_json(d));
   json results = json::array();
   for (const auto& r : rep.results) results.push_back(to_json(r));
-  return json{{"schema", std::string(schema_id)},
-              {"meta",
-               {{"version", m.version},
-                {"git", m.git},
-                {"argv", m.argv},
-                {"started_at", m.started_at},
-                {"host", {{"name", m.host.name}, {"cpu", m.host.cpu_model}, {"cores", m.host.cores}}},
-                {"cuda", {{"driver", m.cuda_driver}, {"runtime", m.cuda_runtime}}},
-                {"incomplete", m.incomplete},
-                {"incomplete_reason", m.incomplete_reason}}},
-              {"devices", devices},
-              {"results", results}};
+  return json{
+      {"schema", std::string(schema_id)},
+      {"meta",
+       {{"version", m.version},
+        {"git", m.git},
+        {"argv", m.argv},
+        {"started_at", m.started_at},
+        {"host", {{"name", m.host.name}, {"cpu", m.host.cpu_model}, {"cores", m.host.cores}}},
+        {"cuda", {{"driver", m.cuda_driver}, {"runtime", m.cuda_runtime}}},
+        {"incomplete", m.incomplete},
+        {"incomplete_reason", m.incomplete_reason}}},
+      {"devices", devices},
+      {"results", results}};
 }
 
 run_report report_from_json(const json& j) {

@@ -35,7 +35,8 @@ namespace {
 std::string point_label(const planned_point& p) {
   std::string s = p.bench->name;
   for (const auto& [k, v] : p.params.items())
-    if (k != "device") s += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
+    if (k != "device")
+      s += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
   return s;
 }
 
@@ -68,8 +69,9 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     }
     const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
     const std::string eta =
-        i == 0 ? "" : fmt::format(", ETA {:.0f} s", elapsed / static_cast<double>(i) *
-                                                        static_cast<double>(points.size() - i));
+        i == 0 ? ""
+               : fmt::format(", ETA {:.0f} s", elapsed / static_cast<double>(i) *
+                                                   static_cast<double>(points.size() - i));
     ctx.progress(i + 1, points.size(),
                  fmt::format("{} (elapsed {:.0f} s{})", point_label(p), elapsed, eta));
     result r;
@@ -91,8 +93,8 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     rep.results.push_back(std::move(r));
     if (stop) break;
     if (interrupt_requested()) {
-      stop_incomplete(fmt::format("interrupted (SIGINT) after {} of {} points", i + 1,
-                                  points.size()));
+      stop_incomplete(
+          fmt::format("interrupted (SIGINT) after {} of {} points", i + 1, points.size()));
       break;
     }
   }

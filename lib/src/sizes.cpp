@@ -62,9 +62,9 @@ std::uint64_t parse_size(std::string_view text, std::string_view option) {
     std::uint64_t factor;
   };
   static constexpr suffix suffixes[] = {
-      {"Ki", 1ULL << 10U}, {"Mi", 1ULL << 20U}, {"Gi", 1ULL << 30U}, {"Ti", 1ULL << 40U},
-      {"K", 1000ULL},      {"k", 1000ULL},      {"M", 1000000ULL},   {"G", 1000000000ULL},
-      {"T", 1000000000000ULL}};
+      {"Ki", 1ULL << 10U}, {"Mi", 1ULL << 20U},  {"Gi", 1ULL << 30U},
+      {"Ti", 1ULL << 40U}, {"K", 1000ULL},       {"k", 1000ULL},
+      {"M", 1000000ULL},   {"G", 1000000000ULL}, {"T", 1000000000000ULL}};
   for (const auto& suf : suffixes) {
     if (s.size() > suf.text.size() && s.ends_with(suf.text)) {
       const std::uint64_t v = parse_digits(s.substr(0, s.size() - suf.text.size()), option, s);
@@ -85,9 +85,8 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_vi
   std::size_t pos = 0;
   while (pos <= text.size()) {
     const std::size_t comma = text.find(',', pos);
-    const std::string_view item =
-        trim(text.substr(pos, comma == std::string_view::npos ? std::string_view::npos
-                                                              : comma - pos));
+    const std::string_view item = trim(
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
     if (item.empty()) bad(option, text, "has an empty list element");
     if (const auto c1 = item.find(':'); c1 != std::string_view::npos) {
       const auto c2 = item.find(':', c1 + 1);
@@ -130,8 +129,8 @@ std::vector<double> parse_number_list(std::string_view text, std::string_view op
   std::size_t pos = 0;
   while (true) {
     const std::size_t comma = text.find(',', pos);
-    const std::string item(trim(text.substr(
-        pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
+    const std::string item(trim(
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
     if (item.empty()) bad(option, text, "has an empty list element");
     std::size_t used = 0;
     double v = 0;

@@ -131,9 +131,8 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   fill_random(type, b.data(), n, opts.seed, 2, pool);
 
   const work_counts work{3.0 * static_cast<double>(bytes), static_cast<double>(n), "elements"};
-  auto cpu = measure_host("cpu_reference", opts.measure, work, [&] {
-    vecadd_reference(type, a.data(), b.data(), ref.data(), n, pool);
-  });
+  auto cpu = measure_host("cpu_reference", opts.measure, work,
+                          [&] { vecadd_reference(type, a.data(), b.data(), ref.data(), n, pool); });
   if (opts.cpu_only) {
     r.measurements.push_back(std::move(cpu));
     return r;
@@ -154,12 +153,14 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, s));
 
   cuda::vecadd_launch cfg;
-  cfg.kernel = point.at("kernel") == "seed" ? cuda::vecadd_kernel::seed
-                                            : cuda::vecadd_kernel::vectorized;
+  cfg.kernel =
+      point.at("kernel") == "seed" ? cuda::vecadd_kernel::seed : cuda::vecadd_kernel::vectorized;
   cfg.type = type;
   cfg.block = point.at("block").get<int>();
   cfg.grid = cuda::vecadd_default_grid(device, cfg.block);
-  const auto kernel = [&](cudaStream_t st) { cuda::launch_vecadd(cfg, da.data(), db.data(), dc.data(), n, st); };
+  const auto kernel = [&](cudaStream_t st) {
+    cuda::launch_vecadd(cfg, da.data(), db.data(), dc.data(), n, st);
+  };
 
   const auto chunks = point.at("chunks").get<std::size_t>();
   const auto nstreams = point.at("streams").get<std::size_t>();
@@ -184,13 +185,13 @@ result run_vecadd_point(const json& point, run_context& ctx) {
       const cudaStream_t ss = side[k % nstreams].get();
       const std::size_t off = bounds[k] * size;
       const std::size_t len = bounds[k + 1] - bounds[k];
-      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data() + off, a.data() + off, len * size,
-                                        cudaMemcpyHostToDevice, ss));
-      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data() + off, b.data() + off, len * size,
-                                        cudaMemcpyHostToDevice, ss));
+      GPUBENCH_CUDA_TRY(
+          cudaMemcpyAsync(da.data() + off, a.data() + off, len * size, cudaMemcpyHostToDevice, ss));
+      GPUBENCH_CUDA_TRY(
+          cudaMemcpyAsync(db.data() + off, b.data() + off, len * size, cudaMemcpyHostToDevice, ss));
       cuda::launch_vecadd(cfg, da.data() + off, db.data() + off, dc.data() + off, len, ss);
-      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data() + off, dc.data() + off, len * size,
-                                        cudaMemcpyDeviceToHost, ss));
+      GPUBENCH_CUDA_TRY(
+          cudaMemcpyAsync(c.data() + off, dc.data() + off, len * size, cudaMemcpyDeviceToHost, ss));
     }
     for (std::size_t i = 0; i < nstreams; ++i) {
       joined[i].record(side[i].get());
@@ -264,8 +265,8 @@ benchmark make_vecadd_benchmark() {
   b.params = {
       {"n", "elements per vector: 10M, 1Mi, 2^28, lists 1M,10M, ranges 1M:1G:x4", "10M", true},
       {"dtype", "element type: f32, f64, f16, bf16 or all (list sweeps)", "f32", true},
-      {"kernel", "seed (one element per thread, as the article), vectorized, or all",
-       "vectorized", true},
+      {"kernel", "seed (one element per thread, as the article), vectorized, or all", "vectorized",
+       true},
       {"memory", "host memory for transfers: pinned, pageable or both", "pinned", true},
       {"block", "threads per block (multiple of 32)", "256", true},
       {"chunks", "pieces of the overlapped end-to-end path", "16", false},

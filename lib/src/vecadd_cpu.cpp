@@ -51,8 +51,8 @@ void vecadd_reference(dtype type, const void* a, const void* b, void* c, std::si
   pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
     switch (type) {
     case dtype::f32:
-      add_range(static_cast<const float*>(a), static_cast<const float*>(b),
-                static_cast<float*>(c), begin, end);
+      add_range(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c),
+                begin, end);
       break;
     case dtype::f64:
       add_range(static_cast<const double*>(a), static_cast<const double*>(b),
@@ -122,10 +122,9 @@ verification check_vecadd(dtype type, const void* expected, const void* got, std
       const double g = value_at(type, got, i);
       const double err = std::isnan(g) ? std::numeric_limits<double>::infinity() : std::abs(g - e);
       max_err = std::max(max_err, err);
-      const bool ok =
-          exact ? std::memcmp(static_cast<const std::byte*>(expected) + i * size,
-                              static_cast<const std::byte*>(got) + i * size, size) == 0
-                : err <= ulp16(type, e);
+      const bool ok = exact ? std::memcmp(static_cast<const std::byte*>(expected) + i * size,
+                                          static_cast<const std::byte*>(got) + i * size, size) == 0
+                            : err <= ulp16(type, e);
       if (!ok) {
         ++bad;
         first = std::min(first, i);

@@ -28,10 +28,12 @@ public:
   [[nodiscard]] std::vector<device_record> devices_used() const;
 
   /// Logs to stderr unless quiet; verbose-only messages with log_verbose.
-  template <typename... Args> void log(fmt::format_string<Args...> f, Args&&... args) const {
+  template <typename... Args>
+  void log(fmt::format_string<Args...> f, Args&&... args) const {
     if (opts_.verbosity >= 1) log_line(fmt::format(f, std::forward<Args>(args)...));
   }
-  template <typename... Args> void log_verbose(fmt::format_string<Args...> f, Args&&... args) const {
+  template <typename... Args>
+  void log_verbose(fmt::format_string<Args...> f, Args&&... args) const {
     if (opts_.verbosity >= 2) log_line(fmt::format(f, std::forward<Args>(args)...));
   }
   /// A one-line progress indicator on stderr, only when stderr is a terminal.

@@ -23,8 +23,14 @@ public:
   [[nodiscard]] const std::byte* data() const noexcept {
     return kind_ == host_memory::pinned ? pinned_.data() : pageable_.get();
   }
-  template <typename T> T* as() noexcept { return reinterpret_cast<T*>(data()); }
-  template <typename T> const T* as() const noexcept { return reinterpret_cast<const T*>(data()); }
+  template <typename T>
+  T* as() noexcept {
+    return reinterpret_cast<T*>(data());
+  }
+  template <typename T>
+  const T* as() const noexcept {
+    return reinterpret_cast<const T*>(data());
+  }
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
   [[nodiscard]] host_memory kind() const noexcept { return kind_; }
 

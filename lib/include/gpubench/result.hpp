@@ -19,10 +19,10 @@ inline constexpr std::string_view schema_id = "gpubench/1";
 struct verification {
   bool performed = false;
   bool passed = false;
-  std::string method;          ///< e.g. "exact", "abs <= 1 ulp of f16"
-  double tolerance = 0;        ///< absolute tolerance used (0 for exact)
+  std::string method;   ///< e.g. "exact", "abs <= 1 ulp of f16"
+  double tolerance = 0; ///< absolute tolerance used (0 for exact)
   double max_abs_error = 0;
-  std::uint64_t checked = 0;   ///< elements compared (all outputs of all checked phases)
+  std::uint64_t checked = 0; ///< elements compared (all outputs of all checked phases)
   std::uint64_t mismatches = 0;
   /// Per-phase or per-implementation details (what was checked, first mismatch...).
   nlohmann::json details = nlohmann::json::object();

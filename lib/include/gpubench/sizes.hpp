@@ -14,8 +14,7 @@ inline constexpr std::size_t max_list_values = 4096;
 std::uint64_t parse_size(std::string_view text, std::string_view option = "size");
 
 /// Parses a list of sizes and ranges. Never returns an empty list.
-std::vector<std::uint64_t> parse_size_list(std::string_view text,
-                                           std::string_view option = "size");
+std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_view option = "size");
 
 /// Parses a comma-separated list of finite numbers (no ranges). Throws usage_error.
 std::vector<double> parse_number_list(std::string_view text, std::string_view option);

@@ -1,6 +1,7 @@
 #pragma once
-// One error path for CUDA: every runtime call goes through GPUBENCH_CUDA_TRY, every kernel launch is
-// followed by GPUBENCH_CHECK_LAUNCH. Failures become exceptions; only main turns them into exit codes.
+// One error path for CUDA: every runtime call goes through GPUBENCH_CUDA_TRY, every kernel launch
+// is followed by GPUBENCH_CHECK_LAUNCH. Failures become exceptions; only main turns them into exit
+// codes.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>

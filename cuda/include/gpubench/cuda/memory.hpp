@@ -16,7 +16,8 @@ void pinned_free(void* p) noexcept;
 } // namespace detail
 
 /// Typed device allocation of `size` elements on the current device.
-template <typename T> class device_buffer {
+template <typename T>
+class device_buffer {
 public:
   device_buffer() = default;
   explicit device_buffer(std::size_t size)
@@ -46,7 +47,8 @@ private:
 };
 
 /// Page-locked host allocation (cudaMallocHost): fast, asynchronous DMA transfers.
-template <typename T> class pinned_buffer {
+template <typename T>
+class pinned_buffer {
 public:
   pinned_buffer() = default;
   explicit pinned_buffer(std::size_t size)

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds gpubench on a GPU machine, runs the whole test suite (GPU label included), then the
+# benchmarks whose figures docs/results/ records, writing their JSON and tables into OUT_DIR.
+#
+#   scripts/gpu-check.sh OUT_DIR              build, test, benchmark
+#   scripts/gpu-check.sh --sanitize OUT_DIR   also run compute-sanitizer over the GPU tests
+#
+# Dependencies not installed on the machine may sit in .deps/ (Catch2 2.x and stb, unpacked from
+# Debian's packages with dpkg -x); the script points CMake at them.
+set -euo pipefail
+sanitize=0
+if [[ "${1:-}" == "--sanitize" ]]; then sanitize=1; shift; fi
+out=${1:?usage: scripts/gpu-check.sh [--sanitize] OUT_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=${GPUBENCH_BUILD_DIR:-$root/build-gpu}
+jobs=$(nproc)
+
+prefix=()
+[[ -d $root/.deps/catch2/usr ]] && prefix+=(-DCMAKE_PREFIX_PATH="$root/.deps/catch2/usr")
+[[ -d $root/.deps/stb/usr/include ]] && prefix+=(-DSTB_INCLUDE_DIR="$root/.deps/stb/usr/include")
+
+{
+  echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
+  date -u +%Y-%m-%dT%H:%M:%SZ; nvcc --version | tail -1; nproc
+} 2>&1 | tee "$out/machine.txt"
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "${prefix[@]}" \
+  >"$out/configure.log" 2>&1 || { cat "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$jobs" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+
+set +e
+ctest --test-dir "$build" --output-on-failure -j 4 2>&1 | tee "$out/ctest.log"
+test_rc=${PIPESTATUS[0]}
+set -e
+
+bin=$build/app/gpubench
+run() { # name, args...
+  local name=$1; shift
+  echo "== gpubench $*" | tee -a "$out/bench.txt"
+  local t0=$(date +%s.%N)
+  "$bin" "$@" --output "$out/$name.json" 2>>"$out/bench.err" | tee -a "$out/bench.txt"
+  local rc=${PIPESTATUS[0]}
+  echo "(exit $rc, wall $(echo "$(date +%s.%N) - $t0" | bc) s)" | tee -a "$out/bench.txt"
+}
+set +e
+run devices devices --measure
+run vecadd-10M vecadd --n 10M
+run vecadd-2p28 vecadd --n 2^28 --kernel all --memory both
+# More benchmarks for this call only: GPUBENCH_EXTRA="$bin augment ... ; ..."
+export bin out
+if [[ -n "${GPUBENCH_EXTRA:-}" ]]; then bash -c "$GPUBENCH_EXTRA" 2>&1 | tee -a "$out/bench.txt"; fi
+set -e
+
+if (( sanitize )); then
+  for tool in memcheck racecheck initcheck synccheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/gpubench_gpu_tests" \
+      "[sanitize]" >"$out/sanitize-$tool.log" 2>&1
+    echo "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY' "$out/sanitize-$tool.log" | tail -1))"
+  done | tee "$out/sanitize-summary.txt"
+fi
+exit "$test_rc"

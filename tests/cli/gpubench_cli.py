@@ -1,0 +1,33 @@
+"""Shared helpers for the CLI tests: run the real binary and read its output."""
+import json
+import os
+import subprocess
+import tempfile
+
+GPUBENCH = os.environ.get("GPUBENCH", "gpubench")
+SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
+                            os.path.join(os.path.dirname(__file__), "..", ".."))
+SCHEMA = os.path.join(SOURCE_DIR, "docs", "schema", "gpubench-result.schema.json")
+# Short measurements: the CLI tests check behaviour, never speed.
+FAST = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
+        "--warmup", "0"]
+
+
+def run(*args, timeout=120):
+    return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def has_gpu():
+    """True when the binary can use a CUDA device (devices exits 0)."""
+    return run("devices", "--format", "json").returncode == 0
+
+
+def validate(document):
+    """Validates a result document against docs/schema (python3-jsonschema)."""
+    import jsonschema
+    with open(SCHEMA, encoding="utf-8") as f:
+        jsonschema.validate(document, json.load(f))
+
+
+def tempdir():
+    return tempfile.TemporaryDirectory(prefix="gpubench-cli-")

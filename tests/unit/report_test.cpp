@@ -1,0 +1,138 @@
+#include "gpubench/errors.hpp"
+#include "gpubench/report.hpp"
+#include "gpubench/result.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+using namespace gpubench;
+
+namespace {
+
+run_report sample_report() {
+  run_report rep;
+  rep.meta.version = "0.1.0";
+  rep.meta.git = "abc";
+  rep.meta.argv = {"gpubench", "vecadd"};
+  rep.meta.started_at = "2026-11-29T00:00:00Z";
+  rep.meta.host = {"box", "cpu, model \"x\"", 16};
+  rep.meta.cuda_driver = "13.0";
+  rep.meta.cuda_runtime = "13.0";
+  device_record d;
+  d.info.id = 0;
+  d.info.name = "NVIDIA H200";
+  d.info.cc_major = 9;
+  d.info.sms = 132;
+  d.info.memory_bytes = 150000000000;
+  d.info.l2_bytes = 62914560;
+  d.info.bus_width_bits = 6144;
+  d.info.mem_clock_khz = 3201000;
+  d.d2d_bytes_per_s = 4.2e12;
+  rep.devices.push_back(d);
+  result r;
+  r.benchmark = "vecadd";
+  r.device = 0;
+  r.params = {{"n", 10000000}, {"dtype", "f32"}};
+  measurement m;
+  m.name = "kernel";
+  m.samples = {30e-6, 28e-6, 29e-6};
+  m.work = {120e6, 10e6, "elements"};
+  m.converged = true;
+  finalize(m);
+  m.rates["fraction_of_theoretical_peak"] = 0.9;
+  r.measurements.push_back(m);
+  r.derived["speedup_kernel_vs_cpu_reference"] = 210.5;
+  r.verify.performed = true;
+  r.verify.passed = true;
+  r.verify.method = "exact";
+  r.verify.checked = 10000000;
+  rep.results.push_back(r);
+  result skipped;
+  skipped.benchmark = "vecadd";
+  skipped.device = 0;
+  skipped.params = {{"n", 1}, {"dtype", "f64"}};
+  skipped.status = result_status::skipped;
+  skipped.reason = "out of memory: needs 9 GB";
+  rep.results.push_back(skipped);
+  return rep;
+}
+
+std::string render(const run_report& r, output_format f) {
+  std::ostringstream os;
+  write_report(os, r, f);
+  return os.str();
+}
+
+} // namespace
+
+TEST_CASE("JSON carries the schema id and survives a round trip", "[report]") {
+  const auto rep = sample_report();
+  const auto j = to_json(rep);
+  CHECK(j["schema"] == "gpubench/1");
+  CHECK(j["results"][0]["measurements"][0]["stats"]["median"] == 29e-6);
+  CHECK(j["results"][0]["measurements"][0]["samples"].size() == 3);
+  CHECK(j["devices"][0]["peak_bytes_per_s"].get<double>() == Approx(4.917e12).epsilon(0.01));
+  const auto back = report_from_json(j);
+  CHECK(to_json(back) == j);
+}
+
+TEST_CASE("reading a result file names the bad path", "[report]") {
+  auto j = to_json(sample_report());
+  j["results"][0]["measurements"][0]["samples"][1] = "fast";
+  CHECK_THROWS_WITH(report_from_json(j), Catch::Contains("results[0].measurements[0].samples[1]"));
+  j = to_json(sample_report());
+  j["schema"] = "other/9";
+  CHECK_THROWS_WITH(report_from_json(j), Catch::Contains("gpubench/1"));
+  j = to_json(sample_report());
+  j["meta"].erase("host");
+  CHECK_THROWS_WITH(report_from_json(j), Catch::Contains("meta.host"));
+  CHECK_THROWS_AS(report_from_json(nlohmann::json::array()), usage_error);
+}
+
+TEST_CASE("the table shows medians in human units, derived figures and the verdict", "[report]") {
+  const auto t = render(sample_report(), output_format::table);
+  CHECK_THAT(t, Catch::Contains("29.00 us"));
+  CHECK_THAT(t, Catch::Contains("4.14 TB/s"));
+  CHECK_THAT(t, Catch::Contains("speedup_kernel_vs_cpu_reference: 210.50x"));
+  CHECK_THAT(t, Catch::Contains("PASSED"));
+  CHECK_THAT(t, Catch::Contains("skipped: out of memory"));
+  CHECK_THAT(t, Catch::Contains("GPU 0 NVIDIA H200"));
+}
+
+TEST_CASE("CSV has one row per measurement with every parameter column", "[report]") {
+  const auto csv = render(sample_report(), output_format::csv);
+  std::istringstream in(csv);
+  std::string header, row1, row2, extra;
+  std::getline(in, header);
+  std::getline(in, row1);
+  std::getline(in, row2);
+  CHECK_FALSE(std::getline(in, extra));
+  CHECK_THAT(header, Catch::StartsWith("benchmark,device,status,dtype,n,measurement"));
+  CHECK_THAT(row1, Catch::StartsWith("vecadd,0,ok,f32,10000000,kernel,gpu"));
+  CHECK_THAT(row2, Catch::StartsWith("vecadd,0,skipped,f64,1,"));
+}
+
+TEST_CASE("markdown is a table with a header separator", "[report]") {
+  const auto md = render(sample_report(), output_format::md);
+  CHECK_THAT(md, Catch::StartsWith("| benchmark |"));
+  CHECK_THAT(md, Catch::Contains("|---|"));
+  CHECK_THAT(md, Catch::Contains("| kernel | 29.00 us |"));
+}
+
+TEST_CASE("units scale for people", "[report]") {
+  CHECK(format_seconds(28.4e-6) == "28.40 us");
+  CHECK(format_seconds(1.5e-3) == "1.500 ms");
+  CHECK(format_seconds(2.0) == "2.000 s");
+  CHECK(format_bytes_per_s(4.23e12) == "4.23 TB/s");
+  CHECK(format_bytes_per_s(55e9) == "55 GB/s");
+}
+
+TEST_CASE("exit codes follow the documented precedence", "[report]") {
+  auto rep = sample_report();
+  CHECK(exit_code_for(rep) == exit_code::cuda); // a skipped (out-of-memory) point
+  rep.results.pop_back();
+  CHECK(exit_code_for(rep) == exit_code::success);
+  rep.results[0].status = result_status::failed;
+  CHECK(exit_code_for(rep) == exit_code::verification_failed);
+}

@@ -1,0 +1,67 @@
+#include "gpubench/errors.hpp"
+#include "gpubench/sizes.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace gpubench;
+using V = std::vector<std::uint64_t>;
+
+TEST_CASE("sizes accept plain, SI, binary and power forms", "[sizes]") {
+  CHECK(parse_size("10000000") == 10000000);
+  CHECK(parse_size("10M") == 10000000);
+  CHECK(parse_size("3K") == 3000);
+  CHECK(parse_size("2G") == 2000000000);
+  CHECK(parse_size("1Mi") == 1048576);
+  CHECK(parse_size("4Ki") == 4096);
+  CHECK(parse_size("1Gi") == 1073741824);
+  CHECK(parse_size("2^28") == 268435456);
+  CHECK(parse_size("2^0") == 1);
+  CHECK(parse_size(" 7 ") == 7);
+}
+
+TEST_CASE("bad sizes name the option and the text", "[sizes]") {
+  CHECK_THROWS_WITH(parse_size("abc", "n"), Catch::Contains("--n") && Catch::Contains("'abc'"));
+  CHECK_THROWS_WITH(parse_size("-5", "n"), Catch::Contains("negative"));
+  CHECK_THROWS_WITH(parse_size("2^70", "n"), Catch::Contains("too large"));
+  CHECK_THROWS_WITH(parse_size("20000000T", "n"), Catch::Contains("too large"));
+  CHECK_THROWS_WITH(parse_size("99999999999999999999", "n"), Catch::Contains("too large"));
+  CHECK_THROWS_AS(parse_size("1.5M", "n"), usage_error);
+  CHECK_THROWS_AS(parse_size("", "n"), usage_error);
+  CHECK_THROWS_AS(parse_size("M", "n"), usage_error);
+  CHECK_THROWS_AS(parse_size("10X", "n"), usage_error);
+}
+
+TEST_CASE("lists and ranges expand in order", "[sizes]") {
+  CHECK(parse_size_list("1M,10M") == V{1000000, 10000000});
+  CHECK(parse_size_list("1M:1G:x4") == V{1000000, 4000000, 16000000, 64000000, 256000000});
+  CHECK(parse_size_list("1Ki:4Ki:x2") == V{1024, 2048, 4096});
+  CHECK(parse_size_list("0:1000:100").size() == 11);
+  CHECK(parse_size_list("0:1000:100").back() == 1000);
+  CHECK(parse_size_list("0:999:100").back() == 900);
+  CHECK(parse_size_list("5:5:1") == V{5});
+  CHECK(parse_size_list("8,1:3:1") == V{8, 1, 2, 3});
+}
+
+TEST_CASE("bad lists and ranges are usage errors", "[sizes]") {
+  CHECK_THROWS_WITH(parse_size_list("10:1:1", "n"), Catch::Contains("reversed"));
+  CHECK_THROWS_WITH(parse_size_list("1:10:0", "n"), Catch::Contains("zero step"));
+  CHECK_THROWS_WITH(parse_size_list("1:10:x1", "n"), Catch::Contains("factor"));
+  CHECK_THROWS_WITH(parse_size_list("0:10:x2", "n"), Catch::Contains("starting at 0"));
+  CHECK_THROWS_WITH(parse_size_list("1,,2", "n"), Catch::Contains("empty"));
+  CHECK_THROWS_WITH(parse_size_list("", "n"), Catch::Contains("empty"));
+  CHECK_THROWS_WITH(parse_size_list("1:2", "n"), Catch::Contains("range"));
+  CHECK_THROWS_WITH(parse_size_list("0:1000000:1", "n"), Catch::Contains("more than"));
+}
+
+TEST_CASE("number lists reject non-finite values", "[sizes]") {
+  CHECK(parse_number_list("0.5,1,2e3", "mean") == std::vector<double>{0.5, 1, 2000});
+  CHECK_THROWS_WITH(parse_number_list("nan", "std"), Catch::Contains("finite"));
+  CHECK_THROWS_WITH(parse_number_list("inf", "std"), Catch::Contains("finite"));
+  CHECK_THROWS_WITH(parse_number_list("1x", "std"), Catch::Contains("not a number"));
+}
+
+TEST_CASE("sizes format compactly", "[sizes]") {
+  CHECK(format_size(10000000) == "10M");
+  CHECK(format_size(268435456) == "2^28");
+  CHECK(format_size(1536) == "1536");
+}

@@ -1,0 +1,99 @@
+#include "gpubench/measure.hpp"
+#include "gpubench/stats.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+using namespace gpubench;
+
+TEST_CASE("summary of a known sample", "[stats]") {
+  const std::vector<double> x{4, 1, 3, 2, 5};
+  const auto s = summarize(x);
+  CHECK(s.count == 5);
+  CHECK(s.min == 1);
+  CHECK(s.max == 5);
+  CHECK(s.median == 3);
+  CHECK(s.mean == 3);
+  CHECK(s.stddev == Approx(1.5811388300841898));
+  CHECK(s.rel_stddev == Approx(1.5811388300841898 / 3));
+}
+
+TEST_CASE("median of an even count averages the middle pair", "[stats]") {
+  const std::vector<double> x{10, 1, 3, 2};
+  CHECK(summarize(x).median == 2.5);
+}
+
+TEST_CASE("empty and single samples", "[stats]") {
+  CHECK(summarize(std::vector<double>{}).count == 0);
+  const auto one = summarize(std::vector<double>{2.0});
+  CHECK(one.median == 2.0);
+  CHECK(one.stddev == 0);
+}
+
+TEST_CASE("stopping: a steady sample converges at the minimum count and time", "[measure]") {
+  measure_options o;
+  o.warmup = 3;
+  o.min_samples = 10;
+  o.min_time = 0.5;
+  o.max_noise = 0.01;
+  int calls = 0;
+  const auto out = sample_until_stable(o, [&] {
+    ++calls;
+    return 0.1;
+  });
+  CHECK(out.converged);
+  CHECK(out.samples.size() == 10); // 10 x 0.1 s >= 0.5 s of sampled time
+  CHECK(calls == 13);              // warm-up samples are discarded
+}
+
+TEST_CASE("stopping: min-time keeps sampling past min-samples", "[measure]") {
+  measure_options o;
+  o.warmup = 0;
+  o.min_samples = 2;
+  o.min_time = 0.95; // ten samples of 0.1 s
+  const auto out = sample_until_stable(o, [] { return 0.1; });
+  CHECK(out.converged);
+  CHECK(out.samples.size() == 10);
+}
+
+TEST_CASE("stopping: noise above the limit runs to max-samples, unconverged", "[measure]") {
+  measure_options o;
+  o.warmup = 0;
+  o.min_samples = 5;
+  o.max_samples = 50;
+  o.min_time = 0;
+  o.max_noise = 0.01;
+  int i = 0;
+  const auto out = sample_until_stable(o, [&] { return (i++ % 2 == 0) ? 1.0 : 2.0; });
+  CHECK_FALSE(out.converged);
+  CHECK(out.samples.size() == 50);
+}
+
+TEST_CASE("stopping: the timeout ends sampling", "[measure]") {
+  measure_options o;
+  o.warmup = 0;
+  o.min_samples = 1000000;
+  o.max_samples = 10000000;
+  o.timeout = 0.05;
+  int i = 0;
+  const auto out = sample_until_stable(o, [&] { return (i++ % 2 == 0) ? 1.0 : 2.0; });
+  CHECK_FALSE(out.converged);
+  CHECK(out.samples.size() < 10000000);
+}
+
+TEST_CASE("host measurements derive rates from declared work", "[measure]") {
+  measure_options o;
+  o.warmup = 0;
+  o.min_samples = 3;
+  o.max_samples = 3;
+  o.min_time = 0;
+  const auto m = measure_host("sleep", o, {1e6, 10, "things"}, [] {
+    volatile double x = 0;
+    for (int i = 0; i < 100000; ++i) x = x + 1;
+  });
+  CHECK(m.stats.count == 3);
+  CHECK(m.clock == clock_kind::host);
+  CHECK(m.rates["bytes_per_s"].get<double>() == Approx(1e6 / m.stats.median));
+  CHECK(m.rates["items_per_s"].get<double>() == Approx(10 / m.stats.median));
+}

@@ -1,0 +1,88 @@
+#include "gpubench/half.hpp"
+#include "gpubench/thread_pool.hpp"
+#include "gpubench/vecadd_cpu.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <random>
+#include <vector>
+
+using namespace gpubench;
+
+TEST_CASE("the thread pool covers every index exactly once", "[pool]") {
+  thread_pool pool(4);
+  CHECK(pool.size() == 4);
+  for (const std::size_t n : {0UL, 1UL, 3UL, 4UL, 1000UL}) {
+    std::vector<std::atomic<int>> hits(n);
+    pool.parallel_for(n, [&](std::size_t b, std::size_t e) {
+      for (auto i = b; i < e; ++i) hits[i]++;
+    });
+    for (auto& h : hits) REQUIRE(h == 1);
+  }
+}
+
+TEST_CASE("the thread pool rethrows a worker's exception", "[pool]") {
+  thread_pool pool(3);
+  CHECK_THROWS_AS(pool.parallel_for(9,
+                                    [](std::size_t b, std::size_t) {
+                                      if (b > 0) throw std::runtime_error("boom");
+                                    }),
+                  std::runtime_error);
+  int calls = 0;
+  pool.parallel_for(1, [&](std::size_t, std::size_t) { ++calls; }); // still usable
+  CHECK(calls == 1);
+}
+
+TEST_CASE("random inputs depend on the seed only, not the thread count", "[vecadd]") {
+  thread_pool one(1), four(4);
+  std::vector<float> x(10007), y(10007), z(10007);
+  fill_random(dtype::f32, x.data(), x.size(), 7, 1, one);
+  fill_random(dtype::f32, y.data(), y.size(), 7, 1, four);
+  fill_random(dtype::f32, z.data(), z.size(), 8, 1, four);
+  CHECK(x == y);
+  CHECK(x != z);
+  for (const float v : x) REQUIRE((v >= -1.0F && v < 1.0F));
+}
+
+TEST_CASE("the CPU reference adds every element", "[vecadd]") {
+  const auto seed = std::random_device{}();
+  INFO("seed " << seed);
+  thread_pool pool(3);
+  const std::size_t n = 4099;
+  std::vector<float> a(n), b(n), c(n, -7.0F);
+  fill_random(dtype::f32, a.data(), n, seed, 1, pool);
+  fill_random(dtype::f32, b.data(), n, seed, 2, pool);
+  vecadd_reference(dtype::f32, a.data(), b.data(), c.data(), n, pool);
+  for (std::size_t i = 0; i < n; ++i) REQUIRE(c[i] == a[i] + b[i]);
+
+  std::vector<std::uint16_t> ha(n), hb(n), hc(n);
+  fill_random(dtype::f16, ha.data(), n, seed, 1, pool);
+  fill_random(dtype::f16, hb.data(), n, seed, 2, pool);
+  vecadd_reference(dtype::f16, ha.data(), hb.data(), hc.data(), n, pool);
+  for (std::size_t i = 0; i < n; ++i)
+    REQUIRE(hc[i] == float_to_half(half_to_float(ha[i]) + half_to_float(hb[i])));
+}
+
+TEST_CASE("the check finds a single wrong element and a NaN", "[vecadd]") {
+  thread_pool pool(2);
+  std::vector<double> ref(100, 1.5), got(100, 1.5);
+  CHECK(check_vecadd(dtype::f64, ref.data(), got.data(), 100, pool).passed);
+  got[42] = std::nextafter(1.5, 2.0);
+  auto v = check_vecadd(dtype::f64, ref.data(), got.data(), 100, pool);
+  CHECK_FALSE(v.passed);
+  CHECK(v.mismatches == 1);
+  got[42] = NAN;
+  v = check_vecadd(dtype::f64, ref.data(), got.data(), 100, pool);
+  CHECK(v.mismatches == 1);
+}
+
+TEST_CASE("16-bit checks allow one ulp and no more", "[vecadd]") {
+  thread_pool pool(2);
+  const std::uint16_t one = float_to_half(1.0F);
+  std::vector<std::uint16_t> ref(10, one), got(10, one);
+  got[3] = static_cast<std::uint16_t>(one + 1); // one ulp
+  CHECK(check_vecadd(dtype::f16, ref.data(), got.data(), 10, pool).passed);
+  got[3] = static_cast<std::uint16_t>(one + 2); // two ulps
+  CHECK_FALSE(check_vecadd(dtype::f16, ref.data(), got.data(), 10, pool).passed);
+}
