@@ -20,6 +20,8 @@ jobs=$(nproc)
 prefix=()
 [[ -d $root/.deps/catch2/usr ]] && prefix+=(-DCMAKE_PREFIX_PATH="$root/.deps/catch2/usr")
 [[ -d $root/.deps/stb/usr/include ]] && prefix+=(-DSTB_INCLUDE_DIR="$root/.deps/stb/usr/include")
+# The CLI tests want a python3 with matplotlib (scripts/plot.py); prefer the one on PATH.
+command -v python3 >/dev/null && prefix+=(-DGPUBENCH_PYTHON="$(command -v python3)")
 
 {
   echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
@@ -39,10 +41,11 @@ bin=$build/app/gpubench
 run() { # name, args...
   local name=$1; shift
   echo "== gpubench $*" | tee -a "$out/bench.txt"
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   "$bin" "$@" --output "$out/$name.json" 2>>"$out/bench.err" | tee -a "$out/bench.txt"
   local rc=${PIPESTATUS[0]}
-  echo "(exit $rc, wall $(echo "$(date +%s.%N) - $t0" | bc) s)" | tee -a "$out/bench.txt"
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "(exit $rc, wall $((ms / 1000)).$(printf %03d $((ms % 1000))) s)" | tee -a "$out/bench.txt"
 }
 set +e
 run devices devices --measure

@@ -63,12 +63,4 @@ std::string runtime_version_string() noexcept {
   return version_string(v);
 }
 
-l2_flusher::l2_flusher(int l2_bytes)
-    // Twice the L2 so that no line of the previous sample's data survives the flush.
-    : buffer_(static_cast<std::size_t>(l2_bytes > 0 ? l2_bytes : 1) * 2) {}
-
-void l2_flusher::flush(cudaStream_t s) {
-  GPUBENCH_CUDA_TRY(cudaMemsetAsync(buffer_.data(), 0, buffer_.bytes(), s));
-}
-
 } // namespace gpubench::cuda

@@ -35,7 +35,8 @@ device_info query_device(int device);
 std::string driver_version_string() noexcept;
 std::string runtime_version_string() noexcept;
 
-/// Overwrites an L2-sized buffer so the next timed region starts with a cold cache.
+/// Reads a buffer twice the L2's size so the next timed region starts with a cold cache and no
+/// dirty lines to write back (kernel in l2_flush.cu).
 class l2_flusher {
 public:
   explicit l2_flusher(int l2_bytes);
