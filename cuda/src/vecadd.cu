@@ -57,9 +57,10 @@ __device__ __forceinline__ uint4 add_vec(uint4 x, uint4 y) {
   return x;
 }
 
-/// Each thread keeps `Unroll` independent 16-byte loads of a and b in flight; loads and stores are
-/// streaming (evict-first) since no element is touched twice. Scalar tail after the last vector.
-template <typename T, int Unroll>
+/// 16-byte loads and stores with ordinary caching (measured on an H200: evict-first `.cs` hints
+/// cost about 10% at 2^28 elements). With a grid covering every vector each thread moves one
+/// vector; with a smaller grid the loop strides over the rest. The scalar tail follows.
+template <typename T>
 __global__ void vecadd_vectorized(const T* __restrict__ a, const T* __restrict__ b,
                                   T* __restrict__ c, std::size_t n) {
   constexpr std::size_t per_vec = 16 / sizeof(T);
@@ -67,32 +68,11 @@ __global__ void vecadd_vectorized(const T* __restrict__ a, const T* __restrict__
   const auto* av = reinterpret_cast<const uint4*>(a);
   const auto* bv = reinterpret_cast<const uint4*>(b);
   auto* cv = reinterpret_cast<uint4*>(c);
-  const std::size_t block_span = static_cast<std::size_t>(blockDim.x) * Unroll;
-  const std::size_t grid_span = block_span * gridDim.x;
-  for (std::size_t base = blockIdx.x * block_span + threadIdx.x; base < nvec; base += grid_span) {
-    uint4 ra[Unroll];
-    uint4 rb[Unroll];
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u) {
-      const std::size_t i = base + static_cast<std::size_t>(u) * blockDim.x;
-      if (i < nvec) {
-        ra[u] = __ldcs(av + i);
-        rb[u] = __ldcs(bv + i);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < Unroll; ++u) {
-      const std::size_t i = base + static_cast<std::size_t>(u) * blockDim.x;
-      if (i < nvec) __stcs(cv + i, add_vec<T>(ra[u], rb[u]));
-    }
-  }
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (std::size_t i = nvec * per_vec + tid; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    c[i] = add(a[i], b[i]);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = tid; i < nvec; i += stride) cv[i] = add_vec<T>(av[i], bv[i]);
+  for (std::size_t i = nvec * per_vec + tid; i < n; i += stride) c[i] = add(a[i], b[i]);
 }
-
-constexpr int vector_unroll = 4;
 
 template <typename T>
 void launch_typed(const vecadd_launch& cfg, const T* a, const T* b, T* c, std::size_t n,
@@ -106,9 +86,12 @@ void launch_typed(const vecadd_launch& cfg, const T* a, const T* b, T* c, std::s
     return;
   }
   const auto misalign = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; };
-  int grid = cfg.grid > 0 ? cfg.grid : 1024;
+  const auto blocks_for = [&](std::size_t items) {
+    const std::size_t needed = std::max<std::size_t>(1, (items + block - 1) / block);
+    return static_cast<unsigned>(cfg.grid > 0 ? std::min<std::size_t>(needed, cfg.grid) : needed);
+  };
   if (misalign(a) != misalign(b) || misalign(a) != misalign(c)) {
-    vecadd_strided<T><<<static_cast<unsigned>(grid), block, 0, s>>>(a, b, c, n);
+    vecadd_strided<T><<<blocks_for(n), block, 0, s>>>(a, b, c, n);
     GPUBENCH_CHECK_LAUNCH("vecadd_strided");
     return;
   }
@@ -120,11 +103,8 @@ void launch_typed(const vecadd_launch& cfg, const T* a, const T* b, T* c, std::s
   }
   const std::size_t rest = n - head;
   if (rest == 0) return;
-  const std::size_t needed = (rest / (16 / sizeof(T)) + block * vector_unroll - 1) /
-                             (static_cast<std::size_t>(block) * vector_unroll);
-  grid = static_cast<int>(std::clamp<std::size_t>(needed, 1, static_cast<std::size_t>(grid)));
-  vecadd_vectorized<T, vector_unroll>
-      <<<static_cast<unsigned>(grid), block, 0, s>>>(a + head, b + head, c + head, rest);
+  vecadd_vectorized<T>
+      <<<blocks_for(rest / (16 / sizeof(T))), block, 0, s>>>(a + head, b + head, c + head, rest);
   GPUBENCH_CHECK_LAUNCH("vecadd_vectorized");
 }
 
@@ -134,8 +114,8 @@ int vecadd_default_grid(int device, int block) {
   int sms = 0;
   GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   int per_sm = 0;
-  GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, vecadd_vectorized<float, vector_unroll>, block, 0));
+  GPUBENCH_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, vecadd_vectorized<float>, block, 0));
   return std::max(1, sms * std::max(1, per_sm));
 }
 

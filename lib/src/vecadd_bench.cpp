@@ -66,6 +66,12 @@ std::vector<json> plan_vecadd(const param_values& v, const common_options& opts)
   for (const auto b : blocks)
     if (b < 32 || b > 1024 || b % 32 != 0)
       throw usage_error(fmt::format("--block: {} must be a multiple of 32 from 32 to 1024", b));
+  const auto& grid = value_of(v, "grid");
+  if (grid != "vectors" && grid != "device") {
+    const auto g = parse_size(grid, "grid");
+    if (g < 1 || g > (1U << 31U) - 1)
+      throw usage_error(fmt::format("--grid: {} is out of range (1 to 2^31-1 blocks)", g));
+  }
   const auto chunks = single_size(v, "chunks", 1, 4096);
   const auto streams = single_size(v, "streams", 1, 64);
   std::vector<json> points;
@@ -79,6 +85,9 @@ std::vector<json> plan_vecadd(const param_values& v, const common_options& opts)
               p["kernel"] = k;
               p["memory"] = m;
               p["block"] = b;
+              p["grid"] = grid == "vectors" || grid == "device"
+                              ? grid
+                              : std::to_string(parse_size(grid, "grid"));
               p["chunks"] = chunks;
               p["streams"] = streams;
             }
@@ -157,7 +166,10 @@ result run_vecadd_point(const json& point, run_context& ctx) {
       point.at("kernel") == "seed" ? cuda::vecadd_kernel::seed : cuda::vecadd_kernel::vectorized;
   cfg.type = type;
   cfg.block = point.at("block").get<int>();
-  cfg.grid = cuda::vecadd_default_grid(device, cfg.block);
+  const auto grid_mode = point.value("grid", std::string("vectors"));
+  cfg.grid = grid_mode == "vectors"  ? 0
+             : grid_mode == "device" ? cuda::vecadd_default_grid(device, cfg.block)
+                                     : std::stoi(grid_mode);
   const auto kernel = [&](cudaStream_t st) {
     cuda::launch_vecadd(cfg, da.data(), db.data(), dc.data(), n, st);
   };
@@ -269,6 +281,10 @@ benchmark make_vecadd_benchmark() {
        true},
       {"memory", "host memory for transfers: pinned, pageable or both", "pinned", true},
       {"block", "threads per block (multiple of 32)", "256", true},
+      {"grid",
+       "vectorized kernel's grid: vectors (one 16-byte vector per thread), device (fill every SM "
+       "once, then loop) or a block count",
+       "vectors", false},
       {"chunks", "pieces of the overlapped end-to-end path", "16", false},
       {"streams", "streams the overlapped path spreads its chunks over", "4", false},
   };

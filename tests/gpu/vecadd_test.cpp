@@ -27,7 +27,7 @@ std::uint64_t fresh_seed() {
 
 /// Runs one launch over [offset, offset + n) of freshly filled buffers and checks every element.
 verification run_and_check(cuda::vecadd_kernel k, dtype t, std::size_t n, std::size_t offset_a,
-                           std::size_t offset_c, thread_pool& pool) {
+                           std::size_t offset_c, thread_pool& pool, int grid = 0) {
   const std::size_t size = dtype_size(t);
   const std::size_t total = n + 8;
   std::vector<std::byte> a(total * size), b(total * size), ref(n * size), got(n * size);
@@ -41,7 +41,7 @@ verification run_and_check(cuda::vecadd_kernel k, dtype t, std::size_t n, std::s
   GPUBENCH_CUDA_TRY(cudaMemcpy(da.data(), a.data(), total * size, cudaMemcpyHostToDevice));
   GPUBENCH_CUDA_TRY(cudaMemcpy(db.data(), b.data(), total * size, cudaMemcpyHostToDevice));
   GPUBENCH_CUDA_TRY(cudaMemset(dc.data(), 0xFF, total * size)); // poison: NaN in every type
-  cuda::vecadd_launch cfg{k, t, 256, cuda::vecadd_default_grid(0, 256)};
+  const cuda::vecadd_launch cfg{k, t, 256, grid};
   cuda::launch_vecadd(cfg, da.data() + offset_a * size, db.data() + offset_a * size,
                       dc.data() + offset_c * size, n, s.get());
   s.synchronize();
@@ -82,6 +82,7 @@ TEST_CASE("vectorized vecadd handles unaligned starts and tails", "[vecadd][sani
   CHECK(run_and_check(cuda::vecadd_kernel::vectorized, type, 4099, 3, 3, pool).passed);
   // Different misalignment: the scalar grid-stride path.
   CHECK(run_and_check(cuda::vecadd_kernel::vectorized, type, 100001, 0, 1, pool).passed);
+  CHECK(run_and_check(cuda::vecadd_kernel::vectorized, type, 100001, 0, 1, pool, 2).passed);
 }
 
 TEST_CASE("a corrupted GPU result is reported as a mismatch", "[vecadd]") {

@@ -11,7 +11,7 @@ namespace gpubench::cuda {
 
 enum class vecadd_kernel {
   seed,       ///< one element per thread, as in the source article
-  vectorized, ///< 16-byte loads/stores, grid sized to the device, scalar tail
+  vectorized, ///< 16-byte loads/stores, scalar tail; grid per vecadd_launch::grid
 };
 
 constexpr std::string_view vecadd_kernel_name(vecadd_kernel k) noexcept {
@@ -22,11 +22,13 @@ struct vecadd_launch {
   vecadd_kernel kernel = vecadd_kernel::vectorized;
   dtype type = dtype::f32;
   int block = 256;
-  /// Blocks for the grid-sized kernel (0: computed from the device's occupancy).
+  /// Blocks of the vectorized kernel: 0 gives every thread one 16-byte vector (the fastest on an
+  /// H200); a positive count caps the grid and each thread loops over several vectors.
   int grid = 0;
 };
 
-/// Grid for the vectorized kernel: enough resident blocks to fill every SM once.
+/// A grid sized to the device: enough resident blocks of the vectorized kernel to fill every SM
+/// once.
 int vecadd_default_grid(int device, int block);
 
 /// Enqueues c[i] = a[i] + b[i] for i < n on `s`, then checks the launch.
