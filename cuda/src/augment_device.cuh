@@ -20,8 +20,8 @@ namespace am = augment_math;
 inline constexpr int tile_w = 32;
 inline constexpr int tile_h = 64;
 inline constexpr int block_threads = 256;
-inline constexpr int row_segment = 4;     ///< outputs per thread in the row pass (one float4)
-inline constexpr int column_segment = 8;  ///< output rows per thread in the column pass
+inline constexpr int row_segment = 4;       ///< outputs per thread in the row pass (one float4)
+inline constexpr int column_segment = 8;    ///< output rows per thread in the column pass
 inline constexpr int max_channel_group = 4; ///< channels staged in shared memory at once
 
 /// Halo geometry for a radius (a compile-time one when R >= 0).
@@ -57,7 +57,8 @@ __device__ __forceinline__ float lerp_bytes(std::uint32_t b0, std::uint32_t b1, 
   return __fmaf_rn(t, __fsub_rn(biased_byte(b1), biased_byte(b0)), byte_value(b0));
 }
 
-// ---- row pass: raw (halo_h x halo_w) -> rows (halo_h x tile_w) -----------------------------------
+// ---- row pass: raw (halo_h x halo_w) -> rows (halo_h x tile_w)
+// -----------------------------------
 
 /// Compile-time radius: each item reads its 4 + 2R inputs with float4 loads once.
 template <int R>
@@ -132,7 +133,7 @@ __device__ __forceinline__ void column_pass(const float* rows, int channels, con
     float4 acc[column_segment];
 #pragma unroll
     for (int o = 0; o < column_segment; ++o) acc[o] = make_float4(0.0F, 0.0F, 0.0F, 0.0F);
-    // Input row j contributes to output o with tap j - o; taps are added in increasing order.
+      // Input row j contributes to output o with tap j - o; taps are added in increasing order.
 #pragma unroll
     for (int j = 0; j < column_segment + 2 * R; ++j) {
       const float4 v = *reinterpret_cast<const float4*>(src + j * tile_w);
@@ -196,12 +197,18 @@ __device__ __forceinline__ void blur_tile(const float* raw, float* rows, int cha
 
 // ---- typed stores ------------------------------------------------------------------------------
 
-template <typename Out> __device__ __forceinline__ Out from_float(float v);
-template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_float<__half>(float v) {
+template <typename Out>
+__device__ __forceinline__ Out from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) {
   return __float2half_rn(v);
 }
-template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
 

@@ -103,11 +103,10 @@ __device__ __forceinline__ float resized_value(const std::uint8_t* __restrict__ 
 }
 
 template <augment_interp Interp>
-__device__ __forceinline__ void sample_halo(const fused_args& a, const halo_shape& hs,
-                                            const float2* columns, const float2* rows,
-                                            const int2* table, const std::uint8_t* planes,
-                                            std::size_t plane_bytes, int group, int top, int left,
-                                            float* raw) {
+__device__ __forceinline__ void
+sample_halo(const fused_args& a, const halo_shape& hs, const float2* columns, const float2* rows,
+            const int2* table, const std::uint8_t* planes, std::size_t plane_bytes, int group,
+            int top, int left, float* raw) {
   constexpr int patch_w = 8;
   constexpr int patch_h = 4;
   const int patches_x = (hs.w + patch_w - 1) / patch_w;
@@ -191,11 +190,13 @@ __global__ void __launch_bounds__(block_threads)
   const int t = static_cast<int>(threadIdx.x);
   for (int i = t; i <= 2 * radius; i += block_threads) weights[i] = sp.weights[i];
   for (int i = t; i < hs.w; i += block_threads) {
-    const float d = am::sub_rn(static_cast<float>(halo_coordinate(x0, i, radius, a.size)), a.centre);
+    const float d =
+        am::sub_rn(static_cast<float>(halo_coordinate(x0, i, radius, a.size)), a.centre);
     columns[i] = make_float2(am::mul_rn(cos_a, d), am::mul_rn(sin_a, d));
   }
   for (int i = t; i < hs.h; i += block_threads) {
-    const float d = am::sub_rn(static_cast<float>(halo_coordinate(y0, i, radius, a.size)), a.centre);
+    const float d =
+        am::sub_rn(static_cast<float>(halo_coordinate(y0, i, radius, a.size)), a.centre);
     rows[i] = make_float2(am::mul_rn(sin_a, d), am::mul_rn(cos_a, d));
   }
   if (a.tabulated)
@@ -217,16 +218,17 @@ __global__ void __launch_bounds__(block_threads)
   const std::size_t plane_bytes =
       static_cast<std::size_t>(a.height) * static_cast<std::size_t>(a.width);
   const std::size_t out_plane = static_cast<std::size_t>(a.size) * static_cast<std::size_t>(a.size);
-  const std::uint8_t* image_in =
-      a.input + static_cast<std::size_t>(image) * static_cast<std::size_t>(a.channels) * plane_bytes;
-  Out* image_out = static_cast<Out*>(a.out) +
-                   static_cast<std::size_t>(image) * static_cast<std::size_t>(a.channels) * out_plane;
+  const std::uint8_t* image_in = a.input + static_cast<std::size_t>(image) *
+                                               static_cast<std::size_t>(a.channels) * plane_bytes;
+  Out* image_out = static_cast<Out*>(a.out) + static_cast<std::size_t>(image) *
+                                                  static_cast<std::size_t>(a.channels) * out_plane;
   const bool vector_rows = a.size % 4 == 0;
 
   for (int c0 = 0; c0 < a.channels; c0 += a.channel_group) {
     const int group = min(a.channel_group, a.channels - c0);
-    sample_halo<Interp>(a, hs, columns, rows, table, image_in + static_cast<std::size_t>(c0) * plane_bytes,
-                        plane_bytes, group, top, left, raw);
+    sample_halo<Interp>(a, hs, columns, rows, table,
+                        image_in + static_cast<std::size_t>(c0) * plane_bytes, plane_bytes, group,
+                        top, left, raw);
     __syncthreads();
     blur_tile<R>(raw, blurred_rows, group, hs, wp, [&](int c, int ty, int tx, float4 v) {
       const int y = y0 + ty;
@@ -251,7 +253,8 @@ __global__ void __launch_bounds__(block_threads)
 
 using fused_kernel = void (*)(fused_args);
 
-template <int R, augment_interp Interp> fused_kernel pick_out(dtype out) {
+template <int R, augment_interp Interp>
+fused_kernel pick_out(dtype out) {
   switch (out) {
   case dtype::f16: return augment_fused_kernel<R, Interp, __half>;
   case dtype::bf16: return augment_fused_kernel<R, Interp, __nv_bfloat16>;
@@ -261,7 +264,8 @@ template <int R, augment_interp Interp> fused_kernel pick_out(dtype out) {
   return augment_fused_kernel<R, Interp, float>;
 }
 
-template <int R> fused_kernel pick_interp(augment_interp interp, dtype out) {
+template <int R>
+fused_kernel pick_interp(augment_interp interp, dtype out) {
   return interp == augment_interp::nearest ? pick_out<R, augment_interp::nearest>(out)
                                            : pick_out<R, augment_interp::bilinear>(out);
 }

@@ -41,8 +41,8 @@ void allow_dynamic_shared_bytes(const void* kernel, int bytes) {
 }
 
 unsigned grid_for(std::size_t n, int threads) {
-  const std::size_t blocks = (n + static_cast<std::size_t>(threads) - 1) /
-                             static_cast<std::size_t>(threads);
+  const std::size_t blocks =
+      (n + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
   return static_cast<unsigned>(std::clamp<std::size_t>(blocks, 1, std::size_t{1} << 20U));
 }
 
@@ -74,9 +74,10 @@ double augment_fused_bytes(const augment_shape& shape) noexcept {
 }
 
 std::size_t augment_staged_device_bytes(const augment_shape& shape) noexcept {
-  const std::size_t images = static_cast<std::size_t>(shape.batch) *
-                             static_cast<std::size_t>(shape.channels);
-  const std::size_t crop = static_cast<std::size_t>(shape.crop) * static_cast<std::size_t>(shape.crop);
+  const std::size_t images =
+      static_cast<std::size_t>(shape.batch) * static_cast<std::size_t>(shape.channels);
+  const std::size_t crop =
+      static_cast<std::size_t>(shape.crop) * static_cast<std::size_t>(shape.crop);
   return images * sizeof(float) * (shape.input_pixels() + crop + 3 * shape.output_pixels());
 }
 

@@ -186,7 +186,8 @@ __global__ void __launch_bounds__(block_threads)
       const int y = y0 + ty;
       const int x = x0 + tx;
       if (y >= a.size || x >= a.size) return;
-      float* p = dst + static_cast<std::size_t>(c) * plane_px + static_cast<std::size_t>(y) * size + x;
+      float* p =
+          dst + static_cast<std::size_t>(c) * plane_px + static_cast<std::size_t>(y) * size + x;
       store4(p, v, vector_rows && x + 3 < a.size, a.size - x);
     });
     __syncthreads();
@@ -275,11 +276,11 @@ void launch_augment_staged(const augment_shape& shape, const std::uint8_t* input
   augment_resize<<<grid_for(pixels, threads), threads, 0, s>>>(a, buffers.cropped, buffers.resized);
   GPUBENCH_CHECK_LAUNCH("augment_resize");
   if (shape.interp == augment_interp::nearest)
-    augment_rotate<augment_interp::nearest>
-        <<<grid_for(pixels, threads), threads, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
+    augment_rotate<augment_interp::nearest><<<grid_for(pixels, threads), threads, 0, s>>>(
+        a, samples, buffers.resized, buffers.rotated);
   else
-    augment_rotate<augment_interp::bilinear>
-        <<<grid_for(pixels, threads), threads, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
+    augment_rotate<augment_interp::bilinear><<<grid_for(pixels, threads), threads, 0, s>>>(
+        a, samples, buffers.resized, buffers.rotated);
   GPUBENCH_CHECK_LAUNCH("augment_rotate");
   if (shape.radius == 3)
     launch_blur<3>(shape, a, samples, buffers.rotated, buffers.blurred, s);

@@ -67,8 +67,7 @@ std::vector<float> per_channel(const param_values& v, const char* name, int chan
                                   channels, xs.size()));
   std::vector<float> out;
   for (const double x : xs) {
-    if (positive && !(x > 0))
-      throw usage_error(fmt::format("--{}: {} must be positive", name, x));
+    if (positive && !(x > 0)) throw usage_error(fmt::format("--{}: {} must be positive", name, x));
     if (std::fabs(x) > 1e30 || (positive && x < 1e-30))
       throw usage_error(fmt::format("--{}: {} is out of range for float32", name, x));
     out.push_back(static_cast<float>(x));
@@ -80,7 +79,8 @@ std::pair<double, double> sigma_option(const param_values& v) {
   const std::string& text = value_of(v, "sigma");
   const auto colon = text.find(':');
   const auto lo = parse_number_list(text.substr(0, colon), "sigma");
-  const auto hi = colon == std::string::npos ? lo : parse_number_list(text.substr(colon + 1), "sigma");
+  const auto hi =
+      colon == std::string::npos ? lo : parse_number_list(text.substr(colon + 1), "sigma");
   if (lo.size() != 1 || hi.size() != 1)
     throw usage_error(fmt::format("--sigma: '{}' is not LO:HI or one value", text));
   if (!(lo[0] > 0) || !(hi[0] > 0))
@@ -97,7 +97,8 @@ augment_config parse_config(const param_values& v) {
   const int size = int_option(v, "size", 1, max_size);
   cfg.height = value_of(v, "height").empty() ? size : int_option(v, "height", 1, max_size);
   cfg.width = value_of(v, "width").empty() ? size : int_option(v, "width", 1, max_size);
-  if (static_cast<std::uint64_t>(cfg.height) * static_cast<std::uint64_t>(cfg.width) > max_image_pixels)
+  if (static_cast<std::uint64_t>(cfg.height) * static_cast<std::uint64_t>(cfg.width) >
+      max_image_pixels)
     throw usage_error(fmt::format("--height/--width: {}x{} is more than {} pixels", cfg.height,
                                   cfg.width, max_image_pixels));
   const auto channels = parse_size(value_of(v, "channels"), "channels");
@@ -108,8 +109,8 @@ augment_config parse_config(const param_values& v) {
   cfg.channels = static_cast<int>(channels);
   cfg.crop = int_option(v, "crop", 1, max_size);
   if (cfg.crop > cfg.height || cfg.crop > cfg.width)
-    throw usage_error(fmt::format("--crop {} is larger than the image ({}x{})", cfg.crop,
-                                  cfg.width, cfg.height));
+    throw usage_error(
+        fmt::format("--crop {} is larger than the image ({}x{})", cfg.crop, cfg.width, cfg.height));
   cfg.resize = int_option(v, "resize", 1, max_resize);
   cfg.degrees = number_option(v, "degrees");
   if (!(cfg.degrees >= 0 && cfg.degrees <= 180))
@@ -119,8 +120,8 @@ augment_config parse_config(const param_values& v) {
                    : augment_interp::bilinear;
   const auto blur = parse_size(value_of(v, "blur"), "blur");
   if (blur == 0 || blur % 2 == 0 || blur > static_cast<std::uint64_t>(augment_max_blur))
-    throw usage_error(fmt::format("--blur: {} is not an odd kernel size from 1 to {}", blur,
-                                  augment_max_blur));
+    throw usage_error(
+        fmt::format("--blur: {} is not an odd kernel size from 1 to {}", blur, augment_max_blur));
   cfg.blur = static_cast<int>(blur);
   if (cfg.blur / 2 >= cfg.resize)
     throw usage_error(fmt::format("--blur: a {}-tap kernel needs an output of at least {} pixels "
@@ -133,21 +134,17 @@ augment_config parse_config(const param_values& v) {
   return cfg;
 }
 
-std::string interp_name(augment_interp i) { return i == augment_interp::nearest ? "nearest" : "bilinear"; }
+std::string interp_name(augment_interp i) {
+  return i == augment_interp::nearest ? "nearest" : "bilinear";
+}
 
 json config_to_point(const augment_config& cfg) {
-  return json{{"batch", cfg.batch},
-              {"height", cfg.height},
-              {"width", cfg.width},
-              {"channels", cfg.channels},
-              {"crop", cfg.crop},
-              {"resize", cfg.resize},
-              {"degrees", cfg.degrees},
-              {"interp", interp_name(cfg.interp)},
-              {"blur", cfg.blur},
-              {"sigma", fmt::format("{}:{}", cfg.sigma_lo, cfg.sigma_hi)},
-              {"mean", cfg.mean},
-              {"std", cfg.stddev}};
+  return json{{"batch", cfg.batch},     {"height", cfg.height},
+              {"width", cfg.width},     {"channels", cfg.channels},
+              {"crop", cfg.crop},       {"resize", cfg.resize},
+              {"degrees", cfg.degrees}, {"interp", interp_name(cfg.interp)},
+              {"blur", cfg.blur},       {"sigma", fmt::format("{}:{}", cfg.sigma_lo, cfg.sigma_hi)},
+              {"mean", cfg.mean},       {"std", cfg.stddev}};
 }
 
 struct impl_choice {
@@ -165,7 +162,8 @@ std::size_t device_bytes_needed(const augment_shape& shape, impl_choice impl, in
                   static_cast<std::size_t>(shape.batch) * sizeof(augment_sample) +
                   static_cast<std::size_t>(std::max(l2_bytes, 0));
   if (impl.fused) n += cuda::augment_output_bytes(shape);
-  if (impl.staged) n += cuda::augment_output_bytes(shape) + cuda::augment_staged_device_bytes(shape);
+  if (impl.staged)
+    n += cuda::augment_output_bytes(shape) + cuda::augment_staged_device_bytes(shape);
   return n;
 }
 
@@ -296,9 +294,8 @@ result run_augment_point(const json& point, run_context& ctx) {
 
   result r;
   r.params = point;
-  require_host_memory(in_bytes + out_n * sizeof(float) +
-                          (opts.cpu_only ? 0 : out_n * dtype_size(cfg.out)),
-                      label);
+  require_host_memory(
+      in_bytes + out_n * sizeof(float) + (opts.cpu_only ? 0 : out_n * dtype_size(cfg.out)), label);
   host_buffer input(in_bytes, opts.cpu_only ? host_memory::pageable : host_memory::pinned);
   if (input_dir.empty())
     fill_synthetic_images(input.as<std::uint8_t>(), cfg, opts.seed, cfg.batch, pool);
@@ -345,7 +342,8 @@ result run_augment_point(const json& point, run_context& ctx) {
   cuda::device_buffer<std::byte> d_fused(impl.fused ? out_bytes : 0);
   cuda::device_buffer<std::byte> d_staged(impl.staged ? out_bytes : 0);
   const std::size_t images_c = batch * cfg.channels;
-  const std::size_t crop_px = static_cast<std::size_t>(cfg.crop) * static_cast<std::size_t>(cfg.crop);
+  const std::size_t crop_px =
+      static_cast<std::size_t>(cfg.crop) * static_cast<std::size_t>(cfg.crop);
   cuda::device_buffer<float> full(impl.staged ? images_c * shape.input_pixels() : 0);
   cuda::device_buffer<float> cropped(impl.staged ? images_c * crop_px : 0);
   cuda::device_buffer<float> resized(impl.staged ? out_n : 0);
@@ -353,15 +351,16 @@ result run_augment_point(const json& point, run_context& ctx) {
   cuda::device_buffer<float> blurred(impl.staged ? out_n : 0);
   const cuda::augment_staged_buffers buffers{full.data(), cropped.data(), resized.data(),
                                              rotated.data(), blurred.data()};
-  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_samples.data(), samples.data(), batch * sizeof(augment_sample),
-                                    cudaMemcpyHostToDevice, s));
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_samples.data(), samples.data(),
+                                    batch * sizeof(augment_sample), cudaMemcpyHostToDevice, s));
   const auto upload = [&](cudaStream_t st) {
-    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_input.data(), input.data(), in_bytes,
-                                      cudaMemcpyHostToDevice, st));
+    GPUBENCH_CUDA_TRY(
+        cudaMemcpyAsync(d_input.data(), input.data(), in_bytes, cudaMemcpyHostToDevice, st));
   };
   upload(s);
   const auto staged = [&](cudaStream_t st) {
-    cuda::launch_augment_staged(shape, d_input.data(), d_samples.data(), buffers, d_staged.data(), st);
+    cuda::launch_augment_staged(shape, d_input.data(), d_samples.data(), buffers, d_staged.data(),
+                                st);
   };
   const auto fused = [&](cudaStream_t st) {
     cuda::launch_augment_fused(shape, d_input.data(), d_samples.data(), d_fused.data(), st);
@@ -438,12 +437,14 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
                     "fused+h2d/cpu", "verification");
   for (const result* r : results) {
     if (r->status == result_status::skipped || r->status == result_status::error) continue;
-    os << fmt::format("  {:>7} {:>20} {:>20} {:>20} {:>15} {:>15} {:>15}  {}\n",
-                      r->params.value("batch", 0), rate_of(*r, "cpu_reference"), rate_of(*r, "staged"),
-                      rate_of(*r, "fused"), speedup(*r, "speedup_fused_vs_staged"),
-                      speedup(*r, "speedup_fused_vs_cpu_reference"),
-                      speedup(*r, "speedup_fused_with_upload_vs_cpu_reference"),
-                      !r->verify.performed ? "not performed" : r->verify.passed ? "passed" : "FAILED");
+    os << fmt::format(
+        "  {:>7} {:>20} {:>20} {:>20} {:>15} {:>15} {:>15}  {}\n", r->params.value("batch", 0),
+        rate_of(*r, "cpu_reference"), rate_of(*r, "staged"), rate_of(*r, "fused"),
+        speedup(*r, "speedup_fused_vs_staged"), speedup(*r, "speedup_fused_vs_cpu_reference"),
+        speedup(*r, "speedup_fused_with_upload_vs_cpu_reference"),
+        !r->verify.performed ? "not performed"
+        : r->verify.passed   ? "passed"
+                             : "FAILED");
   }
   os << "\n";
 }
@@ -459,7 +460,8 @@ augment_config augment_config_from_point(const json& point) {
   cfg.crop = point.at("crop").get<int>();
   cfg.resize = point.at("resize").get<int>();
   cfg.degrees = point.at("degrees").get<double>();
-  cfg.interp = point.at("interp") == "bilinear" ? augment_interp::bilinear : augment_interp::nearest;
+  cfg.interp =
+      point.at("interp") == "bilinear" ? augment_interp::bilinear : augment_interp::nearest;
   cfg.blur = point.at("blur").get<int>();
   const std::string sigma = point.at("sigma").get<std::string>();
   const auto colon = sigma.find(':');
@@ -476,13 +478,14 @@ benchmark make_augment_benchmark() {
   b.name = "augment";
   b.summary = "image augmentation (crop, resize, rotate, blur, normalize): CPU vs GPU staged vs "
               "GPU fused";
-  b.examples = "Examples:\n"
-               "  gpubench augment\n"
-               "  gpubench augment --batch 32,256 --impl all\n"
-               "  gpubench augment --batch 32:256:x2 --out-dtype f16 --format json --output a.json\n"
-               "  gpubench augment --input photos/ --save-samples out/ --batch 8\n"
-               "  gpubench augment --size 512 --crop 224 --resize 224 --degrees 10 --interp bilinear\n"
-               "  gpubench augment --mean 123.7,116.3,103.5 --std 58.4,57.1,57.4 --cpu-only\n";
+  b.examples =
+      "Examples:\n"
+      "  gpubench augment\n"
+      "  gpubench augment --batch 32,256 --impl all\n"
+      "  gpubench augment --batch 32:256:x2 --out-dtype f16 --format json --output a.json\n"
+      "  gpubench augment --input photos/ --save-samples out/ --batch 8\n"
+      "  gpubench augment --size 512 --crop 224 --resize 224 --degrees 10 --interp bilinear\n"
+      "  gpubench augment --mean 123.7,116.3,103.5 --std 58.4,57.1,57.4 --cpu-only\n";
   b.params = {
       {"batch", "images per batch: 32, lists 32,128,256, ranges 32:256:x2", "32", true},
       {"size", "input image side (height and width)", "256", false},
@@ -501,11 +504,13 @@ benchmark make_augment_benchmark() {
       {"out-dtype", "output type: f32, f16 or bf16", "f32", false},
       {"impl", "GPU implementation: staged (one kernel per op), fused (one pass) or all", "all",
        false},
-      {"input", "read the images from this directory (PNG/JPEG, resized to the batch shape) "
-                "instead of synthesizing them",
+      {"input",
+       "read the images from this directory (PNG/JPEG, resized to the batch shape) "
+       "instead of synthesizing them",
        "", false},
-      {"save-samples", "write the first images before and after augmentation as PNG into this "
-                       "directory",
+      {"save-samples",
+       "write the first images before and after augmentation as PNG into this "
+       "directory",
        "", false},
   };
   b.plan = plan_augment;

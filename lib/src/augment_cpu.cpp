@@ -73,7 +73,8 @@ void rotate(const float* src, int h, int w, float cos_a, float sin_a, augment_in
         const float bottom = am::lerp(at(x0, y0 + 1), at(x0 + 1, y0 + 1), fx);
         v = am::lerp(top, bottom, fy);
       }
-      dst[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] = v;
+      dst[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] =
+          v;
     }
 }
 
@@ -89,10 +90,12 @@ void blur(const float* src, int h, int w, const float* weights, int radius, floa
     const int hi = std::max(lo, w - radius);
     for (int k = 0; k <= 2 * radius; ++k) {
       const float wk = weights[k];
-      for (int x = 0; x < lo; ++x) out[x] = am::mac(out[x], wk, row[am::reflect101(x + k - radius, w)]);
+      for (int x = 0; x < lo; ++x)
+        out[x] = am::mac(out[x], wk, row[am::reflect101(x + k - radius, w)]);
       const float* shifted = row + (k - radius);
       for (int x = lo; x < hi; ++x) out[x] = am::mac(out[x], wk, shifted[x]);
-      for (int x = hi; x < w; ++x) out[x] = am::mac(out[x], wk, row[am::reflect101(x + k - radius, w)]);
+      for (int x = hi; x < w; ++x)
+        out[x] = am::mac(out[x], wk, row[am::reflect101(x + k - radius, w)]);
     }
   }
   // Columns.
@@ -151,7 +154,9 @@ void augment_batch(const std::uint8_t* input, const augment_shape& shape,
 }
 
 std::string tolerance_rule(dtype out) {
-  const char* rel = out == dtype::f16 ? " + 2^-11 |ref|" : out == dtype::bf16 ? " + 2^-8 |ref|" : "";
+  const char* rel = out == dtype::f16    ? " + 2^-11 |ref|"
+                    : out == dtype::bf16 ? " + 2^-8 |ref|"
+                                         : "";
   return fmt::format("|got - ref| <= {:g} / std{} on >= {:g}% of elements, none non-finite",
                      abs_tolerance, rel, required_share * 100.0);
 }
@@ -191,8 +196,8 @@ verification check_output(const augment_shape& shape, const float* ref, const vo
       const auto c = (i / plane) % channels;
       const double r = ref[i];
       const double g = load_output(shape.out, got, i);
-      const double tol = abs_tolerance * std::fabs(static_cast<double>(shape.inv_std[c])) +
-                         rel * std::fabs(r);
+      const double tol =
+          abs_tolerance * std::fabs(static_cast<double>(shape.inv_std[c])) + rel * std::fabs(r);
       const double err = std::fabs(g - r);
       if (!std::isfinite(g) && std::isfinite(r)) {
         ++t.non_finite;
@@ -225,14 +230,15 @@ verification check_output(const augment_shape& shape, const float* ref, const vo
   if (total.first_bad != UINT64_MAX) {
     const std::size_t i = total.first_bad;
     const std::size_t pix = i % plane;
-    v.details["first_mismatch"] = {
-        {"image", i / (plane * channels)},
-        {"channel", (i / plane) % channels},
-        {"y", pix / static_cast<std::size_t>(shape.resize)},
-        {"x", pix % static_cast<std::size_t>(shape.resize)},
-        {"expected", ref[i]},
-        {"got", std::isfinite(load_output(shape.out, got, i)) ? load_output(shape.out, got, i) : 0.0F},
-        {"got_finite", std::isfinite(load_output(shape.out, got, i))}};
+    v.details["first_mismatch"] = {{"image", i / (plane * channels)},
+                                   {"channel", (i / plane) % channels},
+                                   {"y", pix / static_cast<std::size_t>(shape.resize)},
+                                   {"x", pix % static_cast<std::size_t>(shape.resize)},
+                                   {"expected", ref[i]},
+                                   {"got", std::isfinite(load_output(shape.out, got, i))
+                                               ? load_output(shape.out, got, i)
+                                               : 0.0F},
+                                   {"got_finite", std::isfinite(load_output(shape.out, got, i))}};
   }
   return v;
 }

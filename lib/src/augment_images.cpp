@@ -15,11 +15,13 @@ void load_input_images(std::uint8_t* out, const augment_config& cfg, const std::
                        int count) {
   const auto files = list_image_files(dir, "input");
   const int distinct = std::min(count, static_cast<int>(files.size()));
-  const std::size_t plane = static_cast<std::size_t>(cfg.height) * static_cast<std::size_t>(cfg.width);
+  const std::size_t plane =
+      static_cast<std::size_t>(cfg.height) * static_cast<std::size_t>(cfg.width);
   const std::size_t image_bytes = plane * static_cast<std::size_t>(cfg.channels);
   for (int i = 0; i < distinct; ++i) {
-    const image_u8 img = resize_image(
-        read_image(files[static_cast<std::size_t>(i)], cfg.channels, "input"), cfg.width, cfg.height);
+    const image_u8 img =
+        resize_image(read_image(files[static_cast<std::size_t>(i)], cfg.channels, "input"),
+                     cfg.width, cfg.height);
     std::uint8_t* dst = out + static_cast<std::size_t>(i) * image_bytes;
     for (std::size_t p = 0; p < plane; ++p)
       for (int c = 0; c < cfg.channels; ++c)
@@ -36,13 +38,15 @@ std::vector<std::string> save_augment_samples(const std::string& dir, const augm
                                               int count) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw usage_error(fmt::format("--save-samples: cannot create '{}': {}", dir, ec.message()));
+  if (ec)
+    throw usage_error(fmt::format("--save-samples: cannot create '{}': {}", dir, ec.message()));
   const int shown = cfg.channels >= 3 ? 3 : 1;
   const int gap = 8;
   const int s = cfg.resize;
   const int width = cfg.width + gap + s;
   const int height = std::max(cfg.height, s);
-  const std::size_t in_plane = static_cast<std::size_t>(cfg.height) * static_cast<std::size_t>(cfg.width);
+  const std::size_t in_plane =
+      static_cast<std::size_t>(cfg.height) * static_cast<std::size_t>(cfg.width);
   const std::size_t out_plane = static_cast<std::size_t>(s) * static_cast<std::size_t>(s);
   std::vector<std::string> written;
   for (int i = 0; i < count; ++i) {
@@ -61,18 +65,22 @@ std::vector<std::string> save_augment_samples(const std::string& dir, const augm
     for (int c = 0; c < shown; ++c) {
       for (int y = 0; y < cfg.height; ++y)
         for (int x = 0; x < cfg.width; ++x)
-          put(x, y, c, in[static_cast<std::size_t>(c) * in_plane + static_cast<std::size_t>(y) * cfg.width + x]);
+          put(x, y, c,
+              in[static_cast<std::size_t>(c) * in_plane + static_cast<std::size_t>(y) * cfg.width +
+                 x]);
       const float m = cfg.mean_of(c);
       const float sd = cfg.std_of(c);
       for (int y = 0; y < s; ++y)
         for (int x = 0; x < s; ++x) {
-          const float v = out[static_cast<std::size_t>(c) * out_plane + static_cast<std::size_t>(y) * s + x];
+          const float v =
+              out[static_cast<std::size_t>(c) * out_plane + static_cast<std::size_t>(y) * s + x];
           const float shown_v = std::isfinite(v) ? v * sd + m : 0.0F;
           put(cfg.width + gap + x, y, c,
               static_cast<std::uint8_t>(std::clamp(std::lround(shown_v), 0L, 255L)));
         }
     }
-    const std::string path = (std::filesystem::path(dir) / fmt::format("sample_{}.png", i)).string();
+    const std::string path =
+        (std::filesystem::path(dir) / fmt::format("sample_{}.png", i)).string();
     write_png(path, img, "save-samples");
     written.push_back(path);
   }

@@ -60,7 +60,9 @@ std::vector<float> gaussian_weights(double sigma, int radius) {
 augment_sample draw_augment_sample(const augment_config& cfg, std::uint64_t seed,
                                    std::uint64_t step, std::uint64_t index) {
   const std::uint64_t stream = params_stream_base + step;
-  const auto bits = [&](param_field f) { return random_bits(seed, stream, index * field_count + f); };
+  const auto bits = [&](param_field f) {
+    return random_bits(seed, stream, index * field_count + f);
+  };
   const auto unit = [&](param_field f) {
     return static_cast<double>(bits(f) >> 11U) * (1.0 / 9007199254740992.0);
   };
@@ -100,11 +102,16 @@ void fill_synthetic_images(std::uint8_t* out, const augment_config& cfg, std::ui
       const std::uint64_t image = p / static_cast<std::size_t>(channels);
       const auto c = static_cast<std::uint64_t>(p % static_cast<std::size_t>(channels));
       // Per image: a disk (centre, radius) and grid phase; per channel: a gradient.
-      const auto img_bits = [&](std::uint64_t k) { return random_bits(seed, image_stream, image * 64 + k); };
-      const int disk_x = static_cast<int>(uniform_below(img_bits(0), static_cast<std::uint32_t>(w)));
-      const int disk_y = static_cast<int>(uniform_below(img_bits(1), static_cast<std::uint32_t>(h)));
-      const int disk_r = 8 + static_cast<int>(uniform_below(img_bits(2), static_cast<std::uint32_t>(
-                                                                  std::max(1, std::min(h, w) / 4))));
+      const auto img_bits = [&](std::uint64_t k) {
+        return random_bits(seed, image_stream, image * 64 + k);
+      };
+      const int disk_x =
+          static_cast<int>(uniform_below(img_bits(0), static_cast<std::uint32_t>(w)));
+      const int disk_y =
+          static_cast<int>(uniform_below(img_bits(1), static_cast<std::uint32_t>(h)));
+      const int disk_r =
+          8 + static_cast<int>(uniform_below(
+                  img_bits(2), static_cast<std::uint32_t>(std::max(1, std::min(h, w) / 4))));
       const int grid = 16 << uniform_below(img_bits(3), 3);
       const int offset = static_cast<int>(uniform_below(img_bits(4 + c), 512));
       const int ax = static_cast<int>(uniform_below(img_bits(20 + c), 7)) - 3;

@@ -35,8 +35,7 @@ namespace {
 std::vector<unsigned char> read_bounded(const std::string& path, std::string_view option) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
-  if (ec)
-    throw usage_error(fmt::format("--{}: cannot read '{}': {}", option, path, ec.message()));
+  if (ec) throw usage_error(fmt::format("--{}: cannot read '{}': {}", option, path, ec.message()));
   if (size > max_image_file_bytes)
     throw usage_error(fmt::format("--{}: '{}' is {} bytes, more than the limit of {} for an image",
                                   option, path, size, max_image_file_bytes));
@@ -66,8 +65,8 @@ probed probe(const std::string& path, std::string_view option) {
   int comp = 0;
   if (stbi_info_from_memory(p.bytes.data(), static_cast<int>(p.bytes.size()), &p.width, &p.height,
                             &comp) == 0)
-    throw usage_error(fmt::format("--{}: '{}' cannot be decoded: {}", option, path,
-                                  stbi_failure_reason()));
+    throw usage_error(
+        fmt::format("--{}: '{}' cannot be decoded: {}", option, path, stbi_failure_reason()));
   if (p.width <= 0 || p.height <= 0 || p.width > max_image_side || p.height > max_image_side ||
       static_cast<std::uint64_t>(p.width) * static_cast<std::uint64_t>(p.height) > max_image_pixels)
     throw usage_error(fmt::format("--{}: '{}' is {}x{} pixels, outside the limits ({} per side, "
@@ -92,8 +91,7 @@ std::vector<std::string> list_image_files(const std::string& dir, std::string_vi
     if (entry.is_directory(ec)) continue;
     files.push_back(entry.path().string());
   }
-  if (files.empty())
-    throw usage_error(fmt::format("--{}: '{}' holds no image files", option, dir));
+  if (files.empty()) throw usage_error(fmt::format("--{}: '{}' holds no image files", option, dir));
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -110,10 +108,11 @@ image_u8 read_image(const std::string& path, int channels, std::string_view opti
                             channels),
       stbi_image_free);
   if (!data)
-    throw usage_error(fmt::format("--{}: '{}' cannot be decoded: {}", option, path,
-                                  stbi_failure_reason()));
+    throw usage_error(
+        fmt::format("--{}: '{}' cannot be decoded: {}", option, path, stbi_failure_reason()));
   image_u8 img{w, h, channels, {}};
-  img.pixels.assign(data.get(), data.get() + static_cast<std::size_t>(w) * static_cast<std::size_t>(h) *
+  img.pixels.assign(data.get(), data.get() + static_cast<std::size_t>(w) *
+                                                 static_cast<std::size_t>(h) *
                                                  static_cast<std::size_t>(channels));
   return img;
 }
@@ -169,7 +168,8 @@ image_u8 resize_image(const image_u8& in, int width, int height) {
                             static_cast<std::size_t>(t.first) + k) *
                                static_cast<std::size_t>(ch) +
                            static_cast<std::size_t>(c)];
-        rows[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) *
+        rows[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
+              static_cast<std::size_t>(x)) *
                  static_cast<std::size_t>(ch) +
              static_cast<std::size_t>(c)] = acc;
       }
@@ -204,8 +204,8 @@ void write_png(const std::string& path, const image_u8& img, std::string_view op
     static_cast<std::string*>(context)->append(static_cast<const char*>(data),
                                                static_cast<std::size_t>(size));
   };
-  if (stbi_write_png_to_func(append, &bytes, img.width, img.height, img.channels,
-                             img.pixels.data(), img.width * img.channels) == 0)
+  if (stbi_write_png_to_func(append, &bytes, img.width, img.height, img.channels, img.pixels.data(),
+                             img.width * img.channels) == 0)
     throw usage_error(fmt::format("--{}: cannot encode '{}' as PNG", option, path));
   try {
     write_file_atomically(path, bytes);

@@ -142,7 +142,8 @@ TEST_CASE("bilinear rotation reproduces a linear function inside the picture", "
   const auto f = [](double x, double y) { return 2.0 * x - 3.0 * y + 100.0; };
   std::vector<float> src(static_cast<std::size_t>(n * n));
   for (int y = 0; y < n; ++y)
-    for (int x = 0; x < n; ++x) src[static_cast<std::size_t>(y * n + x)] = static_cast<float>(f(x, y));
+    for (int x = 0; x < n; ++x)
+      src[static_cast<std::size_t>(y * n + x)] = static_cast<float>(f(x, y));
   const double angle = 0.3;
   const auto c = static_cast<float>(std::cos(angle));
   const auto s = static_cast<float>(std::sin(angle));
@@ -174,7 +175,8 @@ TEST_CASE("gaussian weights are normalized, symmetric and follow exp(-x^2 / 2 si
     const auto w = gpubench::gaussian_weights(sigma, 3);
     REQUIRE(w.size() == 7);
     CHECK(std::accumulate(w.begin(), w.end(), 0.0) == Approx(1.0).margin(1e-6));
-    for (int k = 0; k < 3; ++k) CHECK(w[static_cast<std::size_t>(k)] == w[static_cast<std::size_t>(6 - k)]);
+    for (int k = 0; k < 3; ++k)
+      CHECK(w[static_cast<std::size_t>(k)] == w[static_cast<std::size_t>(6 - k)]);
     CHECK(w[2] / w[3] == Approx(std::exp(-1.0 / (2 * sigma * sigma))).epsilon(1e-5));
   }
 }
@@ -193,9 +195,10 @@ TEST_CASE("blur of an impulse gives the normalized 2-D kernel", "[augment][cpu]"
     for (int x = 0; x < n; ++x) {
       const int dy = y - 5;
       const int dx = x - 5;
-      const float expected = (std::abs(dx) <= r && std::abs(dy) <= r)
-                                 ? w[static_cast<std::size_t>(dy + r)] * w[static_cast<std::size_t>(dx + r)]
-                                 : 0.0F;
+      const float expected =
+          (std::abs(dx) <= r && std::abs(dy) <= r)
+              ? w[static_cast<std::size_t>(dy + r)] * w[static_cast<std::size_t>(dx + r)]
+              : 0.0F;
       CHECK(at(out, n, x, y) == expected);
       sum += at(out, n, x, y);
     }
@@ -215,7 +218,9 @@ TEST_CASE("blur mirrors reflect-101 at both borders", "[augment][cpu]") {
     src[static_cast<std::size_t>(pos)] = 1.0F;
     ac::blur(src.data(), 1, w, k.data(), r, out.data(), scratch.data());
   };
-  const auto near = [&](int x, float v) { CHECK(out[static_cast<std::size_t>(x)] == Approx(v * sum).epsilon(1e-6)); };
+  const auto near = [&](int x, float v) {
+    CHECK(out[static_cast<std::size_t>(x)] == Approx(v * sum).epsilon(1e-6));
+  };
   blur_impulse(0); // index -1 mirrors to 1, so the edge pixel is seen once
   near(0, k[2]);
   near(1, k[1]);
@@ -305,9 +310,9 @@ TEST_CASE("check_output counts every element outside the tolerance and rejects N
   CHECK(v.mismatches == 0);
   CHECK(v.checked == n);
 
-  got[3] += 0.5e-3F;  // channel 0 (std 1): within 1e-3
-  got[70] += 3e-3F;   // channel 1 (std 0.25 -> tolerance 4e-3): within
-  got[200] += 5e-3F;  // channel 1 of image 1: outside
+  got[3] += 0.5e-3F; // channel 0 (std 1): within 1e-3
+  got[70] += 3e-3F;  // channel 1 (std 0.25 -> tolerance 4e-3): within
+  got[200] += 5e-3F; // channel 1 of image 1: outside
   v = ac::check_output(shape, ref.data(), got.data(), pool);
   CHECK(v.mismatches == 1);
   CHECK(v.max_abs_error == Approx(5e-3).epsilon(0.05));

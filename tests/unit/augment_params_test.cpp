@@ -54,7 +54,8 @@ TEST_CASE("sample parameters stay in their ranges and cover them", "[augment][pa
   double lo_angle = 0;
   double hi_angle = 0;
   for (int i = 0; i < 2000; ++i) {
-    const auto s = gpubench::draw_augment_sample(cfg, fresh_seed(), 7, static_cast<std::uint64_t>(i));
+    const auto s =
+        gpubench::draw_augment_sample(cfg, fresh_seed(), 7, static_cast<std::uint64_t>(i));
     tops.insert(s.top);
     lefts.insert(s.left);
     REQUIRE(s.angle_deg >= -30.0F);

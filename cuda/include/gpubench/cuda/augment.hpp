@@ -33,12 +33,12 @@ enum class augment_interp { nearest, bilinear };
 /// Everything one sample's augmentation needs, drawn on the host (augment_params.hpp) and shared
 /// by the CPU reference and the kernels, which read it from a small device array.
 struct augment_sample {
-  std::int32_t top = 0;  ///< crop offset, rows
-  std::int32_t left = 0; ///< crop offset, columns
-  float angle_deg = 0;   ///< rotation, counter-clockwise positive
-  float cos_a = 1;       ///< cos(angle), rounded once to float on the host
-  float sin_a = 0;       ///< sin(angle)
-  float sigma = 1;       ///< blur sigma
+  std::int32_t top = 0;                 ///< crop offset, rows
+  std::int32_t left = 0;                ///< crop offset, columns
+  float angle_deg = 0;                  ///< rotation, counter-clockwise positive
+  float cos_a = 1;                      ///< cos(angle), rounded once to float on the host
+  float sin_a = 0;                      ///< sin(angle)
+  float sigma = 1;                      ///< blur sigma
   float weights[augment_max_blur] = {}; ///< normalized gaussian taps, 2 * radius + 1 used
 };
 
@@ -121,8 +121,8 @@ GPUBENCH_HD inline int reflect101(int i, int n) {
 GPUBENCH_HD inline float centre(int n) { return 0.5F * static_cast<float>(n - 1); }
 
 /// Source position of output pixel (x, y) under a rotation by the angle whose cosine and sine are
-/// given, about (cx, cy): xs = cos (x - cx) - sin (y - cy) + cx, ys = sin (x - cx) + cos (y - cy) + cy.
-/// A positive angle turns the picture counter-clockwise on screen (y points down).
+/// given, about (cx, cy): xs = cos (x - cx) - sin (y - cy) + cx, ys = sin (x - cx) + cos (y - cy) +
+/// cy. A positive angle turns the picture counter-clockwise on screen (y points down).
 struct point2 {
   float x;
   float y;
