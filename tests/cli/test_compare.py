@@ -17,6 +17,17 @@ def gpubench(*args):
                           check=False)
 
 
+def pinned(doc):
+    """`doc` with the samples of every measurement replaced by fixed, tightly spread ones.
+
+    Real CPU timings on a busy CI machine can spread by more than the slowdowns the tests apply,
+    which made the verdicts random; the tests compare crafted scalings of these fixed samples."""
+    for res in doc["results"]:
+        for m in res["measurements"]:
+            m["samples"] = [1e-3 * (1 + 0.001 * i) for i in range(len(m["samples"]))]
+    return doc
+
+
 class CompareCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -31,7 +42,9 @@ class CompareCase(unittest.TestCase):
         proc = gpubench("run", run_file, "--output", cls.measured, "-q")
         assert proc.returncode == 0, proc.stderr
         with open(cls.measured, encoding="utf-8") as f:
-            cls.report = json.load(f)
+            cls.report = pinned(json.load(f))
+        with open(cls.measured, "w", encoding="utf-8") as f:
+            json.dump(cls.report, f)
 
     @classmethod
     def tearDownClass(cls):
@@ -147,10 +160,43 @@ class Formats(CompareCase):
 
 
 class RegressionScript(CompareCase):
-    """scripts/ci-regression.sh with a CPU-only config standing in for ci-smoke.json."""
+    """scripts/ci-regression.sh with a CPU-only config standing in for ci-smoke.json.
+
+    The script really runs the config, but the gate's verdict must not hang on CPU timings of a
+    busy machine: GPUBENCH points at a wrapper that runs the real binary and then replaces the
+    samples in the run's --output with the fixed ones of self.report (PINNED), so each baseline
+    below is a crafted scaling of exactly the samples the script compares against."""
+
+    WRAPPER = """#!/usr/bin/env python3
+import json, os, subprocess, sys
+args = sys.argv[1:]
+status = subprocess.run([os.environ["REAL_GPUBENCH"], *args], check=False).returncode
+if args and args[0] == "run" and "--output" in args and status in (0, 1):
+    out = args[args.index("--output") + 1]
+    with open(os.environ["PINNED"], encoding="utf-8") as f:
+        pinned = json.load(f)
+    with open(out, encoding="utf-8") as f:
+        doc = json.load(f)
+    for res, fixed in zip(doc["results"], pinned["results"]):
+        samples = {m["name"]: m["samples"] for m in fixed["measurements"]}
+        for m in res["measurements"]:
+            m["samples"] = samples[m["name"]]
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+sys.exit(status)
+"""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.wrapper = os.path.join(cls.tmp.name, "gpubench-pinned")
+        with open(cls.wrapper, "w", encoding="utf-8") as f:
+            f.write(cls.WRAPPER)
+        os.chmod(cls.wrapper, 0o755)
 
     def script(self, baseline, out_dir):
-        env = dict(os.environ, GPUBENCH=GPUBENCH, CONFIG=os.path.join(self.tmp.name, "run.json"))
+        env = dict(os.environ, GPUBENCH=self.wrapper, REAL_GPUBENCH=GPUBENCH,
+                   PINNED=self.measured, CONFIG=os.path.join(self.tmp.name, "run.json"))
         return subprocess.run(["bash", os.path.join(SOURCE_DIR, "scripts", "ci-regression.sh"),
                                baseline, out_dir], capture_output=True, text=True, timeout=300,
                               env=env, check=False)
@@ -161,11 +207,14 @@ class RegressionScript(CompareCase):
         self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
         for name in ("ci-smoke.json", "compare.md", "compare.json", "run.md"):
             self.assertTrue(os.path.exists(os.path.join(self.tmp.name, "ci-ok", name)), name)
+        with open(os.path.join(self.tmp.name, "ci-ok", "compare.json"), encoding="utf-8") as f:
+            self.assertEqual({r["verdict"] for r in json.load(f)["rows"]}, {"faster"})
 
         fast_base = self.save(self.scaled(self.report, 1 / 3.0, 1), "fast-base.json")
         bad = self.script(fast_base, os.path.join(self.tmp.name, "ci-bad"))
         self.assertEqual(bad.returncode, 1, bad.stdout + bad.stderr)
         self.assertIn("REGRESSION", bad.stdout)
+        self.assertIn("vecadd cpu_reference [dtype=f32 n=65536]: +200.0%", bad.stdout)
 
     def test_missing_baseline_is_a_usage_error(self):
         proc = self.script(os.path.join(self.tmp.name, "none.json"), self.tmp.name)
