@@ -1,6 +1,7 @@
 // The explicit list of measuring benchmarks, in the order --help shows them.
 #include "gpubench/augment_bench.hpp"
 #include "gpubench/benchmark.hpp"
+#include "gpubench/pipeline_bench.hpp"
 #include "gpubench/vecadd_bench.hpp"
 
 namespace gpubench {
@@ -10,6 +11,7 @@ const std::vector<benchmark>& all_benchmarks() {
     std::vector<benchmark> v;
     v.push_back(make_vecadd_benchmark());
     v.push_back(make_augment_benchmark());
+    v.push_back(make_pipeline_benchmark());
     return v;
   }();
   return list;

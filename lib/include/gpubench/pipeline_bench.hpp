@@ -1,0 +1,19 @@
+#pragma once
+// `gpubench pipeline`: stage A and stage B of each step run serially, on two streams, as a CUDA
+// graph and (augment-train) with stage A on CPU threads; steps/s per mode against the ideal
+// overlap, and the trained weights of every mode checked bitwise against serial's.
+#include "gpubench/benchmark.hpp"
+#include "gpubench/pipeline.hpp"
+
+namespace gpubench {
+
+benchmark make_pipeline_benchmark();
+
+/// The settings of a planned point (the inverse of what the plan writes).
+pipeline_config pipeline_config_from_point(const nlohmann::json& point);
+
+/// Test hook: a point with the key "corrupt_weights_of" set to a mode name has one bit of that
+/// mode's trained weights flipped before the bitwise comparison (the check must then fail).
+inline constexpr const char* pipeline_corrupt_key = "corrupt_weights_of";
+
+} // namespace gpubench
