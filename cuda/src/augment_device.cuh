@@ -17,8 +17,8 @@ namespace gpubench::cuda::augment_detail {
 
 namespace am = augment_math;
 
-inline constexpr int tile_w = 32;
-inline constexpr int tile_h = 64;
+inline constexpr int tile_w = augment_tile_w;
+inline constexpr int tile_h = augment_tile_h;
 inline constexpr int block_threads = 256;
 inline constexpr int row_segment = 4;       ///< outputs per thread in the row pass (one float4)
 inline constexpr int column_segment = 8;    ///< output rows per thread in the column pass
@@ -36,13 +36,7 @@ struct halo_shape {
   [[nodiscard]] __host__ __device__ int row_floats() const { return h * tile_w; }
 };
 
-/// Image coordinate of halo index `i` of a tile starting at `origin`: reflect-101 at the border.
-/// Halo pixels past what any stored output needs are clamped first so the reflection stays valid.
-__device__ __forceinline__ int halo_coordinate(int origin, int i, int radius, int n) {
-  int g = origin - radius + i;
-  if (g > n - 1 + radius) g = n - 1 + radius;
-  return am::reflect101(g, n);
-}
+using am::halo_coordinate;
 
 /// Exact uint8 -> float without the conversion pipe: 2^23 + b as bits, minus 2^23.
 __device__ __forceinline__ float biased_byte(std::uint32_t b) {
@@ -216,12 +210,13 @@ __device__ __forceinline__ std::uint32_t bits16(__half h) { return __half_as_ush
 __device__ __forceinline__ std::uint32_t bits16(__nv_bfloat16 h) { return __bfloat16_as_ushort(h); }
 
 /// Stores 4 adjacent values at `p`: one vector store when `vector` (aligned and all in range),
-/// else element by element up to `count`. Streaming stores: outputs are not read again here.
+/// else element by element up to `count`. Plain stores: on the H200 the streaming (.cs) hint
+/// measured slower for write-once data (see vecadd).
 template <typename Out>
 __device__ __forceinline__ void store4(Out* p, float4 v, bool vector, int count) {
   if constexpr (sizeof(Out) == 4) {
     if (vector) {
-      __stcs(reinterpret_cast<float4*>(p), v);
+      *reinterpret_cast<float4*>(p) = v;
       return;
     }
   } else {
@@ -233,7 +228,7 @@ __device__ __forceinline__ void store4(Out* p, float4 v, bool vector, int count)
       uint2 bits;
       bits.x = bits16(a) | (bits16(b) << 16U);
       bits.y = bits16(c) | (bits16(d) << 16U);
-      __stcs(reinterpret_cast<uint2*>(p), bits);
+      *reinterpret_cast<uint2*>(p) = bits;
       return;
     }
   }

@@ -3,12 +3,14 @@
 // 1. Prologue: the rotation products of every halo column and row (cos dx, sin dx, sin dy, cos dy,
 //    each rounded once, exactly as augment_math::rotation_source rounds them) and the resize taps
 //    of every output index go to shared memory, so the per-pixel inverse map is a few adds.
-// 2. Sample: for every halo pixel (the tile plus the blur radius on each side, reflected at the
-//    border), compose rotation and resize into one inverse map and read the crop's uint8 pixels
-//    straight from the input, all channels of a group at once so they share the coordinate work.
-//    A warp covers an 8 x 4 patch, which keeps its gathers within a few cache lines at any angle.
-// 3. Blur the staged tile (rows, then columns) in shared memory, normalize, store with 16-byte
-//    streaming stores.
+// 2. Stage: the window of crop pixels the tile can read (the rotated tile's bounding box mapped
+//    through the resize) is copied once, coalesced, into shared memory as floats.
+// 3. Sample: for every halo pixel (the tile plus the blur radius on each side, reflected at the
+//    border), compose rotation and resize into one inverse map and interpolate from the staged
+//    window, all channels of a group at once so they share the coordinate work. A sample outside
+//    the window (or a window too large to stage, when shrinking a lot) reads the uint8 input.
+// 4. Blur the halo tile (rows, then columns) in shared memory, normalize, store with 16-byte
+//    stores.
 #include "augment_device.cuh"
 #include "gpubench/cuda/error.hpp"
 
@@ -74,8 +76,21 @@ __device__ __forceinline__ am::resize_tap tap_at(const int2* table, const fused_
   return am::resize_source(d, a.scale, a.crop);
 }
 
-/// Byte offsets (within a channel plane) of the four crop pixels behind resized pixel (xr, yr),
-/// and the two weights: the composed crop + resize map.
+/// Where one sample's crop pixels come from: the window staged in shared memory (floats, one
+/// `box_floats` plane per channel) or, for a sample outside it, the uint8 input planes.
+struct crop_source {
+  const std::uint8_t* __restrict__ planes; ///< first channel of the group
+  std::size_t plane_bytes;
+  int width;
+  int top;
+  int left;
+  const float* box;
+  int box_floats;
+  am::crop_window window; ///< empty when nothing is staged
+};
+
+/// The four crop pixels behind resized pixel (xr, yr) and their weights: the composed crop +
+/// resize map. Offsets index the staged window when `boxed`, else the input plane.
 struct crop_taps {
   int o00;
   int o01;
@@ -83,30 +98,62 @@ struct crop_taps {
   int o11;
   float lx;
   float ly;
+  bool boxed;
 };
 
-__device__ __forceinline__ crop_taps crop_taps_at(const int2* table, const fused_args& a, int top,
-                                                  int left, int xr, int yr) {
+__device__ __forceinline__ crop_taps crop_taps_at(const int2* table, const fused_args& a,
+                                                  const crop_source& src, int xr, int yr) {
   const am::resize_tap tx = tap_at(table, a, xr);
   const am::resize_tap ty = tap_at(table, a, yr);
-  const int r0 = (top + ty.i0) * a.width + left;
-  const int r1 = (top + ty.i1) * a.width + left;
-  return {r0 + tx.i0, r0 + tx.i1, r1 + tx.i0, r1 + tx.i1, tx.l1, ty.l1};
+  const am::crop_window& w = src.window;
+  const bool boxed = tx.i0 >= w.x0 && tx.i1 <= w.x1 && ty.i0 >= w.y0 && ty.i1 <= w.y1;
+  int r0 = 0;
+  int r1 = 0;
+  if (boxed) {
+    r0 = (ty.i0 - w.y0) * w.width() - w.x0;
+    r1 = (ty.i1 - w.y0) * w.width() - w.x0;
+  } else {
+    r0 = (src.top + ty.i0) * src.width + src.left;
+    r1 = (src.top + ty.i1) * src.width + src.left;
+  }
+  return {r0 + tx.i0, r0 + tx.i1, r1 + tx.i0, r1 + tx.i1, tx.l1, ty.l1, boxed};
 }
 
-/// The resized image's value at the taps, from one channel plane of uint8 pixels.
-__device__ __forceinline__ float resized_value(const std::uint8_t* __restrict__ plane,
-                                               const crop_taps& t) {
+/// The resized image's value at the taps in channel c of the group. Both sources give the same
+/// bits: the staged floats are the exact byte values, and lerp_bytes equals lerp on them.
+__device__ __forceinline__ float resized_value(const crop_source& src, const crop_taps& t, int c) {
+  if (t.boxed) {
+    const float* b = src.box + c * src.box_floats;
+    return am::lerp(am::lerp(b[t.o00], b[t.o01], t.lx), am::lerp(b[t.o10], b[t.o11], t.lx), t.ly);
+  }
+  const std::uint8_t* plane = src.planes + static_cast<std::size_t>(c) * src.plane_bytes;
   const float upper = lerp_bytes(__ldg(plane + t.o00), __ldg(plane + t.o01), t.lx);
   const float lower = lerp_bytes(__ldg(plane + t.o10), __ldg(plane + t.o11), t.lx);
   return am::lerp(upper, lower, t.ly);
 }
 
+/// Copies the window's uint8 pixels of every channel of the group into shared memory as floats:
+/// one warp per window row, lanes along the row (coalesced).
+__device__ __forceinline__ void stage_window(const crop_source& src, int group, float* box) {
+  const am::crop_window& w = src.window;
+  const int bw = w.width();
+  const int bh = w.height();
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  for (int row = static_cast<int>(threadIdx.x) / 32; row < group * bh; row += block_threads / 32) {
+    const int c = row / bh;
+    const int by = row - c * bh;
+    const std::uint8_t* in = src.planes + static_cast<std::size_t>(c) * src.plane_bytes +
+                             static_cast<std::size_t>(src.top + w.y0 + by) * src.width + src.left +
+                             w.x0;
+    float* out = box + c * src.box_floats + by * bw;
+    for (int bx = lane; bx < bw; bx += 32) out[bx] = byte_value(__ldg(in + bx));
+  }
+}
+
 template <augment_interp Interp>
 __device__ __forceinline__ void
 sample_halo(const fused_args& a, const halo_shape& hs, const float2* columns, const float2* rows,
-            const int2* table, const std::uint8_t* planes, std::size_t plane_bytes, int group,
-            int top, int left, float* raw) {
+            const int2* table, const crop_source& src, int group, float* raw) {
   constexpr int patch_w = 8;
   constexpr int patch_h = 4;
   const int patches_x = (hs.w + patch_w - 1) / patch_w;
@@ -129,10 +176,8 @@ sample_halo(const fused_args& a, const halo_shape& hs, const float2* columns, co
       const int xr = am::round_to_int(xs);
       const int yr = am::round_to_int(ys);
       if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
-        const crop_taps t = crop_taps_at(table, a, top, left, xr, yr);
-        const std::uint8_t* plane = planes;
-        for (int c = 0; c < group; ++c, plane += plane_bytes)
-          dst[c * raw_floats] = resized_value(plane, t);
+        const crop_taps t = crop_taps_at(table, a, src, xr, yr);
+        for (int c = 0; c < group; ++c) dst[c * raw_floats] = resized_value(src, t, c);
       } else {
         for (int c = 0; c < group; ++c) dst[c * raw_floats] = 0.0F;
       }
@@ -148,13 +193,12 @@ sample_halo(const fused_args& a, const halo_shape& hs, const float2* columns, co
         const int xr = x0 + (k & 1);
         const int yr = y0 + (k >> 1);
         inside[k] = static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n;
-        t[k] = crop_taps_at(table, a, top, left, inside[k] ? xr : 0, inside[k] ? yr : 0);
+        t[k] = crop_taps_at(table, a, src, inside[k] ? xr : 0, inside[k] ? yr : 0);
       }
-      const std::uint8_t* plane = planes;
-      for (int c = 0; c < group; ++c, plane += plane_bytes) {
+      for (int c = 0; c < group; ++c) {
         float v[4];
 #pragma unroll
-        for (int k = 0; k < 4; ++k) v[k] = inside[k] ? resized_value(plane, t[k]) : 0.0F;
+        for (int k = 0; k < 4; ++k) v[k] = inside[k] ? resized_value(src, t[k], c) : 0.0F;
         dst[c * raw_floats] = am::lerp(am::lerp(v[0], v[1], fx), am::lerp(v[2], v[3], fx), fy);
       }
     }
@@ -224,11 +268,30 @@ __global__ void __launch_bounds__(block_threads)
                                                   static_cast<std::size_t>(a.channels) * out_plane;
   const bool vector_rows = a.size % 4 == 0;
 
+  // The crop pixels this tile can read, staged in shared memory when they fit in the space the
+  // blurred rows use later (they are dead by then). Samples outside it read global memory.
+  am::crop_window window = am::tile_source_window(
+      max(0, x0 - radius), min(a.size - 1, x0 + tile_w - 1 + radius), max(0, y0 - radius),
+      min(a.size - 1, y0 + tile_h - 1 + radius), a.size, a.crop, a.scale, cos_a, sin_a);
+  const int box_floats = hs.row_floats();
+  if (!window.empty() && window.width() * window.height() > box_floats) window = am::crop_window{};
+  const bool staged_window = !window.empty();
+
   for (int c0 = 0; c0 < a.channels; c0 += a.channel_group) {
     const int group = min(a.channel_group, a.channels - c0);
-    sample_halo<Interp>(a, hs, columns, rows, table,
-                        image_in + static_cast<std::size_t>(c0) * plane_bytes, plane_bytes, group,
-                        top, left, raw);
+    const crop_source src{image_in + static_cast<std::size_t>(c0) * plane_bytes,
+                          plane_bytes,
+                          a.width,
+                          top,
+                          left,
+                          blurred_rows,
+                          box_floats,
+                          window};
+    if (staged_window) {
+      stage_window(src, group, blurred_rows);
+      __syncthreads();
+    }
+    sample_halo<Interp>(a, hs, columns, rows, table, src, group, raw);
     __syncthreads();
     blur_tile<R>(raw, blurred_rows, group, hs, wp, [&](int c, int ty, int tx, float4 v) {
       const int y = y0 + ty;
@@ -246,8 +309,8 @@ __global__ void __launch_bounds__(block_threads)
                static_cast<std::size_t>(x);
       store4(p, v, vector_rows && x + 3 < a.size, a.size - x);
     });
-    // The next group's sampling writes `raw` (read before the row pass's barrier) and then waits
-    // at its own barrier before the row pass overwrites `blurred_rows`.
+    // The next group stages its window where this group's column pass reads.
+    if (c0 + a.channel_group < a.channels) __syncthreads();
   }
 }
 

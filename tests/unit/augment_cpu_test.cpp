@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <numeric>
@@ -333,4 +335,76 @@ TEST_CASE("check_output counts every element outside the tolerance and rejects N
     v = ac::check_output(shape, ref.data(), half.data(), pool);
     CHECK(v.passed);
   }
+}
+
+TEST_CASE("the fused kernel's crop window holds every pixel its tile samples", "[augment][cpu]") {
+  // The kernel checks each sample against the window anyway; this keeps the fast path taken.
+  INFO("seed " << fresh_seed());
+  std::mt19937_64 rng(fresh_seed());
+  const auto tile_w = gpubench::augment_tile_w;
+  const auto tile_h = gpubench::augment_tile_h;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int size = std::array{40, 77, 256, 300}[rng() % 4];
+    const int crop = std::max(
+        1, static_cast<int>(static_cast<double>(size) * std::array{0.3, 0.5, 1.0, 1.7}[rng() % 4]));
+    const int radius = std::min(size - 1, std::array{0, 1, 3, 15}[rng() % 4]);
+    const double angle = std::uniform_real_distribution<double>(-3.2, 3.2)(rng);
+    const auto c = static_cast<float>(std::cos(angle));
+    const auto s = static_cast<float>(std::sin(angle));
+    const float scale = static_cast<float>(crop) / static_cast<float>(size);
+    const int x0 =
+        static_cast<int>(rng() % static_cast<unsigned>((size + tile_w - 1) / tile_w)) * tile_w;
+    const int y0 =
+        static_cast<int>(rng() % static_cast<unsigned>((size + tile_h - 1) / tile_h)) * tile_h;
+    INFO("size " << size << " crop " << crop << " radius " << radius << " angle " << angle
+                 << " tile " << x0 << "," << y0);
+    const auto w = am::tile_source_window(
+        std::max(0, x0 - radius), std::min(size - 1, x0 + tile_w - 1 + radius),
+        std::max(0, y0 - radius), std::min(size - 1, y0 + tile_h - 1 + radius), size, crop, scale,
+        c, s);
+    const float centre = am::centre(size);
+    const auto covered = [&](int xr, int yr) {
+      if (xr < 0 || yr < 0 || xr >= size || yr >= size) return true; // not read: fill 0
+      const auto tx = am::resize_source(xr, scale, crop);
+      const auto ty = am::resize_source(yr, scale, crop);
+      return !w.empty() && tx.i0 >= w.x0 && tx.i1 <= w.x1 && ty.i0 >= w.y0 && ty.i1 <= w.y1;
+    };
+    bool all = true;
+    for (int hy = 0; hy < tile_h + 2 * radius; ++hy)
+      for (int hx = 0; hx < tile_w + 2 * radius; ++hx) {
+        const int gx = am::halo_coordinate(x0, hx, radius, size);
+        const int gy = am::halo_coordinate(y0, hy, radius, size);
+        const auto p = am::rotation_source(gx, gy, centre, centre, c, s);
+        all = all && covered(am::round_to_int(p.x), am::round_to_int(p.y));
+        const int fx = am::floor_to_int(p.x);
+        const int fy = am::floor_to_int(p.y);
+        all = all && covered(fx, fy) && covered(fx + 1, fy) && covered(fx, fy + 1) &&
+              covered(fx + 1, fy + 1);
+      }
+    REQUIRE(all);
+  }
+}
+
+TEST_CASE("with the default shape every tile's crop window fits the shared-memory stage",
+          "[augment][cpu]") {
+  const int size = 256;
+  const int crop = 128;
+  const int radius = 3;
+  const int capacity = (gpubench::augment_tile_h + 2 * radius) * gpubench::augment_tile_w;
+  int largest = 0;
+  for (int deg = -180; deg <= 180; ++deg) {
+    const double a = deg * std::numbers::pi / 180;
+    for (int y0 = 0; y0 < size; y0 += gpubench::augment_tile_h)
+      for (int x0 = 0; x0 < size; x0 += gpubench::augment_tile_w) {
+        const auto w = am::tile_source_window(
+            std::max(0, x0 - radius),
+            std::min(size - 1, x0 + gpubench::augment_tile_w - 1 + radius),
+            std::max(0, y0 - radius),
+            std::min(size - 1, y0 + gpubench::augment_tile_h - 1 + radius), size, crop, 0.5F,
+            static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a)));
+        if (!w.empty()) largest = std::max(largest, w.width() * w.height());
+      }
+  }
+  INFO("largest window " << largest << " of " << capacity);
+  CHECK(largest <= capacity);
 }

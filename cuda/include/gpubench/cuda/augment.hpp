@@ -27,6 +27,9 @@ namespace gpubench {
 inline constexpr int augment_max_blur = 31; ///< largest --blur (taps)
 inline constexpr int augment_max_radius = augment_max_blur / 2;
 inline constexpr int augment_max_channels = 16;
+/// Output pixels per block of the fused kernel and the staged blur (width x height).
+inline constexpr int augment_tile_w = 32;
+inline constexpr int augment_tile_h = 64;
 
 enum class augment_interp { nearest, bilinear };
 
@@ -150,6 +153,66 @@ GPUBENCH_HD inline resize_tap resize_source(int d, float scale, int in_size) {
   if (i0 > in_size - 1) i0 = in_size - 1;
   const int i1 = i0 < in_size - 1 ? i0 + 1 : i0;
   return {i0, i1, sub_rn(u, static_cast<float>(i0))};
+}
+
+/// Image coordinate of index `i` of a blur halo that starts `radius` before `origin`, reflect-101
+/// at the border. Indices past what any output of an n-pixel axis needs are clamped first, so the
+/// reflection stays valid for tiles that overhang the image.
+GPUBENCH_HD inline int halo_coordinate(int origin, int i, int radius, int n) {
+  int g = origin - radius + i;
+  if (g > n - 1 + radius) g = n - 1 + radius;
+  return reflect101(g, n);
+}
+
+/// Inclusive window of crop pixels (crop coordinates).
+struct crop_window {
+  int x0 = 0;
+  int x1 = -1;
+  int y0 = 0;
+  int y1 = -1;
+  [[nodiscard]] GPUBENCH_HD bool empty() const { return x1 < x0 || y1 < y0; }
+  [[nodiscard]] GPUBENCH_HD int width() const { return x1 - x0 + 1; }
+  [[nodiscard]] GPUBENCH_HD int height() const { return y1 - y0 + 1; }
+};
+
+/// The crop pixels that rotated-and-resized samples at output positions [xa, xb] x [ya, yb] of a
+/// size x size output can read (nearest or bilinear): the rotation is affine, so the corners bound
+/// the source positions; one resized pixel of margin on each side absorbs rounding. The fused
+/// kernel stages this window in shared memory (and checks every sample against it anyway).
+GPUBENCH_HD inline crop_window tile_source_window(int xa, int xb, int ya, int yb, int size,
+                                                  int crop, float scale, float cos_a, float sin_a) {
+  const float c = centre(size);
+  const point2 p00 = rotation_source(xa, ya, c, c, cos_a, sin_a);
+  const point2 p01 = rotation_source(xb, ya, c, c, cos_a, sin_a);
+  const point2 p10 = rotation_source(xa, yb, c, c, cos_a, sin_a);
+  const point2 p11 = rotation_source(xb, yb, c, c, cos_a, sin_a);
+  const auto lo = [](float a, float b, float d, float e) {
+    const float ab = a < b ? a : b;
+    const float de = d < e ? d : e;
+    return ab < de ? ab : de;
+  };
+  const auto hi = [](float a, float b, float d, float e) {
+    const float ab = a > b ? a : b;
+    const float de = d > e ? d : e;
+    return ab > de ? ab : de;
+  };
+  // Far outside (|x| >= 2^24) nothing is read anyway; keep the integer conversions defined.
+  const auto bounded = [](float v) { return v < -1e7F ? -1e7F : (v > 1e7F ? 1e7F : v); };
+  int rx0 = floor_to_int(bounded(lo(p00.x, p01.x, p10.x, p11.x))) - 1;
+  int rx1 = floor_to_int(bounded(hi(p00.x, p01.x, p10.x, p11.x))) + 2;
+  int ry0 = floor_to_int(bounded(lo(p00.y, p01.y, p10.y, p11.y))) - 1;
+  int ry1 = floor_to_int(bounded(hi(p00.y, p01.y, p10.y, p11.y))) + 2;
+  rx0 = rx0 < 0 ? 0 : rx0;
+  ry0 = ry0 < 0 ? 0 : ry0;
+  rx1 = rx1 > size - 1 ? size - 1 : rx1;
+  ry1 = ry1 > size - 1 ? size - 1 : ry1;
+  crop_window w;
+  if (rx0 > rx1 || ry0 > ry1) return w;
+  w.x0 = resize_source(rx0, scale, crop).i0;
+  w.x1 = resize_source(rx1, scale, crop).i1;
+  w.y0 = resize_source(ry0, scale, crop).i0;
+  w.y1 = resize_source(ry1, scale, crop).i1;
+  return w;
 }
 
 /// Linear interpolation a + t (b - a). The device fuses the multiply-add; values may therefore
