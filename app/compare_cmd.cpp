@@ -23,7 +23,7 @@ struct compare_args {
   std::string output_path;
 };
 
-const char *const compare_help = R"(
+const char* const compare_help = R"(
 Each measurement present in both files is judged from its raw samples: a two-sided Mann-Whitney U
 test (normal approximation with tie correction) decides whether the runs differ, and the change of
 the median decides whether the difference matters:
@@ -40,9 +40,9 @@ Examples:
 
 } // namespace
 
-void add_compare_command(CLI::App &app, cli_state &state) {
+void add_compare_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<compare_args>();
-  CLI::App *cmd = app.add_subcommand("compare", "Compare two saved results: the regression gate");
+  CLI::App* cmd = app.add_subcommand("compare", "Compare two saved results: the regression gate");
   cmd->add_option("BASE", args->base_path, "Baseline result (JSON from --output)")->required();
   cmd->add_option("NEW", args->new_path, "Result to judge against the baseline")->required();
   cmd->add_option("--threshold", args->threshold,
@@ -68,8 +68,7 @@ void add_compare_command(CLI::App &app, cli_state &state) {
     opts.threshold = parse_percentage(args->threshold, "--threshold");
     opts.alpha = args->alpha;
     opts.allow_device_mismatch = args->allow_device_mismatch;
-    if (!args->output_path.empty())
-      check_output_path(args->output_path);
+    if (!args->output_path.empty()) check_output_path(args->output_path);
 
     const run_report base = load_report(args->base_path);
     const run_report candidate = load_report(args->new_path);

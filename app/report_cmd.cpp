@@ -19,7 +19,7 @@ struct report_args {
   std::string output_path;
 };
 
-const char *const report_examples = R"(
+const char* const report_examples = R"(
 Examples:
   gpubench report seed.json
   gpubench report seed.json --format md > seed.md
@@ -28,9 +28,9 @@ Examples:
 
 } // namespace
 
-void add_report_command(CLI::App &app, cli_state &state) {
+void add_report_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<report_args>();
-  CLI::App *cmd = app.add_subcommand("report", "Re-render saved results as table, md, csv or json");
+  CLI::App* cmd = app.add_subcommand("report", "Re-render saved results as table, md, csv or json");
   cmd->add_option("FILE", args->paths, "Result files (JSON from --output); several are merged")
       ->required();
   cmd->add_option("--format", args->format, "Output: table (default), md, csv or json");
@@ -44,11 +44,9 @@ void add_report_command(CLI::App &app, cli_state &state) {
                                     "or md",
                                     args->format));
     }
-    if (!args->output_path.empty())
-      check_output_path(args->output_path);
+    if (!args->output_path.empty()) check_output_path(args->output_path);
     std::vector<run_report> reports;
-    for (const auto &p : args->paths)
-      reports.push_back(load_report(p));
+    for (const auto& p : args->paths) reports.push_back(load_report(p));
     const run_report merged = merge_reports(reports);
     write_report(std::cout, merged, *format);
     if (!args->output_path.empty()) {

@@ -20,7 +20,7 @@ struct run_args {
   std::string device_spec = "0";
 };
 
-const char *const run_examples = R"(
+const char* const run_examples = R"(
 Examples:
   gpubench run configs/cpu-only.json
   gpubench run configs/seed-reproduction.json --output seed.json
@@ -33,9 +33,9 @@ in docs/run-files.md (JSON Schema: docs/schema/run-file.schema.json).
 
 } // namespace
 
-void add_run_command(CLI::App &app, cli_state &state) {
+void add_run_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<run_args>();
-  CLI::App *cmd = app.add_subcommand("run", "Run the benchmarks listed in a JSON run file");
+  CLI::App* cmd = app.add_subcommand("run", "Run the benchmarks listed in a JSON run file");
   cmd->add_option("FILE", args->path, "Run file (JSON), e.g. configs/ci-smoke.json")->required();
   cmd->add_flag("--dry-run", args->dry_run, "List every point that would run, run nothing");
   add_common_options(*cmd, args->opts, args->device_spec);
@@ -44,7 +44,7 @@ void add_run_command(CLI::App &app, cli_state &state) {
   cmd->callback([cmd, args, &state] {
     const run_file file = load_run_file(args->path, all_benchmarks());
     const auto given = [cmd](std::string_view name) {
-      const CLI::Option *o = cmd->get_option_no_throw(std::string(name));
+      const CLI::Option* o = cmd->get_option_no_throw(std::string(name));
       return o != nullptr && o->count() > 0;
     };
     apply_run_file_options(file.options, args->opts, args->device_spec, given);

@@ -18,47 +18,40 @@ namespace {
 using nlohmann::json;
 
 /// A value as it appears in the file, shortened so that an error message stays one line.
-std::string show(const json &v) {
+std::string show(const json& v) {
   std::string s = v.dump();
-  if (s.size() > 60)
-    s = s.substr(0, 57) + "...";
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
 }
 
-std::string type_name(const json &v) {
-  if (v.is_number_integer())
-    return "an integer";
-  if (v.is_number())
-    return "a number";
-  if (v.is_string())
-    return "a string";
-  if (v.is_boolean())
-    return "a boolean";
-  if (v.is_array())
-    return "an array";
-  if (v.is_object())
-    return "an object";
+std::string type_name(const json& v) {
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
   return "null";
 }
 
-[[noreturn]] void fail(std::string_view path, const json &value, std::string_view expected) {
+[[noreturn]] void fail(std::string_view path, const json& value, std::string_view expected) {
   throw usage_error(
       fmt::format("{}: {} is {}; expected {}", path, show(value), type_name(value), expected));
 }
 
-template <typename Names> std::string join(const Names &names) {
+template <typename Names>
+std::string join(const Names& names) {
   std::string out;
-  for (const auto &n : names) {
-    if (!out.empty())
-      out += ", ";
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
     out += n;
   }
   return out;
 }
 
-void reject_unknown_keys(const json &obj, std::string_view path,
+void reject_unknown_keys(const json& obj, std::string_view path,
                          std::initializer_list<std::string_view> known) {
-  for (const auto &[key, value] : obj.items()) {
+  for (const auto& [key, value] : obj.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       throw usage_error(fmt::format("{}{}{}: unknown key (value {}); expected one of {}", path,
                                     path.empty() ? "" : ".", key, show(value), join(known)));
@@ -70,87 +63,74 @@ std::string child(std::string_view path, std::string_view key) {
   return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
 }
 
-std::string text_of(const json &v, std::string_view path) {
-  if (!v.is_string())
-    fail(path, v, "a string");
+std::string text_of(const json& v, std::string_view path) {
+  if (!v.is_string()) fail(path, v, "a string");
   return v.get<std::string>();
 }
 
-bool bool_of(const json &v, std::string_view path) {
-  if (!v.is_boolean())
-    fail(path, v, "true or false");
+bool bool_of(const json& v, std::string_view path) {
+  if (!v.is_boolean()) fail(path, v, "true or false");
   return v.get<bool>();
 }
 
-std::int64_t integer_of(const json &v, std::string_view path, std::int64_t min, std::int64_t max) {
+std::int64_t integer_of(const json& v, std::string_view path, std::int64_t min, std::int64_t max) {
   const auto expected = fmt::format("an integer from {} to {}", min, max);
-  if (!v.is_number_integer())
-    fail(path, v, expected);
+  if (!v.is_number_integer()) fail(path, v, expected);
   if (v.is_number_unsigned() &&
       v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     fail(path, v, expected);
   const auto i = v.get<std::int64_t>();
-  if (i < min || i > max)
-    fail(path, v, expected);
+  if (i < min || i > max) fail(path, v, expected);
   return i;
 }
 
-int int_of(const json &v, std::string_view path, int min) {
+int int_of(const json& v, std::string_view path, int min) {
   return static_cast<int>(integer_of(v, path, min, std::numeric_limits<int>::max()));
 }
 
-double seconds_of(const json &v, std::string_view path, bool allow_zero) {
-  const auto *expected = allow_zero ? "a number of seconds >= 0" : "a number of seconds > 0";
-  if (!v.is_number())
-    fail(path, v, expected);
+double seconds_of(const json& v, std::string_view path, bool allow_zero) {
+  const auto* expected = allow_zero ? "a number of seconds >= 0" : "a number of seconds > 0";
+  if (!v.is_number()) fail(path, v, expected);
   const double d = v.get<double>();
-  if (!std::isfinite(d) || d < 0 || (!allow_zero && d == 0))
-    fail(path, v, expected);
+  if (!std::isfinite(d) || d < 0 || (!allow_zero && d == 0)) fail(path, v, expected);
   return d;
 }
 
 /// Percent as a number (1 means 1%) or a string ending in '%' ("1%", "0.5%").
-double percent_of(const json &v, std::string_view path) {
-  const auto *expected = "a percentage above 0 and at most 100, as a number (1) or text (\"1%\")";
+double percent_of(const json& v, std::string_view path) {
+  const auto* expected = "a percentage above 0 and at most 100, as a number (1) or text (\"1%\")";
   double pct = 0;
   if (v.is_number()) {
     pct = v.get<double>();
   } else if (v.is_string()) {
     auto s = v.get<std::string>();
-    if (s.empty() || s.back() != '%')
-      fail(path, v, expected);
+    if (s.empty() || s.back() != '%') fail(path, v, expected);
     s.pop_back();
     std::istringstream in(s);
     in >> pct;
-    if (!in || !in.eof())
-      fail(path, v, expected);
+    if (!in || !in.eof()) fail(path, v, expected);
   } else {
     fail(path, v, expected);
   }
-  if (!std::isfinite(pct) || pct <= 0 || pct > 100)
-    fail(path, v, expected);
+  if (!std::isfinite(pct) || pct <= 0 || pct > 100) fail(path, v, expected);
   return pct / 100.0;
 }
 
-std::string device_of(const json &v, std::string_view path) {
-  const auto *expected = "a device number, a list of them, or \"all\"";
-  if (v.is_number_integer())
-    return std::to_string(integer_of(v, path, 0, 1023));
+std::string device_of(const json& v, std::string_view path) {
+  const auto* expected = "a device number, a list of them, or \"all\"";
+  if (v.is_number_integer()) return std::to_string(integer_of(v, path, 0, 1023));
   if (v.is_string()) {
     const auto s = v.get<std::string>();
-    if (s.empty())
-      fail(path, v, expected);
+    if (s.empty()) fail(path, v, expected);
     return s; // "all" or "0,1": resolved like --device
   }
   if (v.is_array() && !v.empty()) {
     std::string out;
     for (std::size_t i = 0; i < v.size(); ++i) {
-      const auto &d = v[i];
+      const auto& d = v[i];
       const auto p = fmt::format("{}[{}]", path, i);
-      if (!d.is_number_integer())
-        fail(p, d, "a device number");
-      if (!out.empty())
-        out += ',';
+      if (!d.is_number_integer()) fail(p, d, "a device number");
+      if (!out.empty()) out += ',';
       out += std::to_string(integer_of(d, p, 0, 1023));
     }
     return out;
@@ -158,14 +138,13 @@ std::string device_of(const json &v, std::string_view path) {
   fail(path, v, expected);
 }
 
-run_file_options parse_options(const json &j, std::string_view path) {
-  if (!j.is_object())
-    fail(path, j, "an object of measurement options");
+run_file_options parse_options(const json& j, std::string_view path) {
+  if (!j.is_object()) fail(path, j, "an object of measurement options");
   reject_unknown_keys(j, path,
                       {"device", "warmup", "min_samples", "max_samples", "min_time", "max_noise",
                        "timeout", "warm", "seed", "cpu_threads", "cpu_only", "verify"});
   run_file_options o;
-  for (const auto &[key, v] : j.items()) {
+  for (const auto& [key, v] : j.items()) {
     const auto p = child(path, key);
     if (key == "device")
       o.device = device_of(v, p);
@@ -201,28 +180,24 @@ run_file_options parse_options(const json &j, std::string_view path) {
 }
 
 /// One scalar parameter value as the command line would spell it.
-std::string scalar_text(const json &v, std::string_view path, std::string_view expected) {
+std::string scalar_text(const json& v, std::string_view path, std::string_view expected) {
   if (v.is_string()) {
     auto s = v.get<std::string>();
-    if (s.empty())
-      fail(path, v, expected);
+    if (s.empty()) fail(path, v, expected);
     return s;
   }
-  if (v.is_number_integer())
-    return v.dump();
+  if (v.is_number_integer()) return v.dump();
   if (v.is_number_float()) {
     const double d = v.get<double>();
-    if (!std::isfinite(d))
-      fail(path, v, expected);
+    if (!std::isfinite(d)) fail(path, v, expected);
     return fmt::format("{}", d);
   }
-  if (v.is_boolean())
-    return v.get<bool>() ? "true" : "false";
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   fail(path, v, expected);
 }
 
-std::string param_text(const json &v, const param_spec &spec, std::string_view path) {
-  const auto *scalar_expected = "a string, a number or a boolean";
+std::string param_text(const json& v, const param_spec& spec, std::string_view path) {
+  const auto* scalar_expected = "a string, a number or a boolean";
   if (!v.is_array()) {
     return scalar_text(v, path,
                        spec.sweepable ? "a string, a number, a boolean, or a non-empty list of them"
@@ -231,25 +206,21 @@ std::string param_text(const json &v, const param_spec &spec, std::string_view p
   if (!spec.sweepable) {
     fail(path, v, fmt::format("a single value ({} takes no list: it cannot be swept)", spec.name));
   }
-  if (v.empty())
-    fail(path, v, "a non-empty list (an empty list would run nothing)");
+  if (v.empty()) fail(path, v, "a non-empty list (an empty list would run nothing)");
   std::string out;
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!out.empty())
-      out += ',';
+    if (!out.empty()) out += ',';
     out += scalar_text(v[i], fmt::format("{}[{}]", path, i), scalar_expected);
   }
   return out;
 }
 
-run_file_entry parse_entry(const json &j, std::string_view path,
+run_file_entry parse_entry(const json& j, std::string_view path,
                            std::span<const benchmark> catalog) {
-  if (!j.is_object())
-    fail(path, j, "an object with \"benchmark\" and \"params\"");
+  if (!j.is_object()) fail(path, j, "an object with \"benchmark\" and \"params\"");
   reject_unknown_keys(j, path, {"benchmark", "params", "description"});
   std::vector<std::string> names;
-  for (const auto &b : catalog)
-    names.push_back(b.name);
+  for (const auto& b : catalog) names.push_back(b.name);
 
   const auto bench_path = child(path, "benchmark");
   if (!j.contains("benchmark")) {
@@ -258,7 +229,7 @@ run_file_entry parse_entry(const json &j, std::string_view path,
   }
   const auto bench_name = text_of(j.at("benchmark"), bench_path);
   const auto it = std::find_if(catalog.begin(), catalog.end(),
-                               [&](const benchmark &b) { return b.name == bench_name; });
+                               [&](const benchmark& b) { return b.name == bench_name; });
   if (it == catalog.end()) {
     throw usage_error(fmt::format("{}: \"{}\" is not a benchmark; expected one of {}", bench_path,
                                   bench_name, join(names)));
@@ -268,20 +239,17 @@ run_file_entry parse_entry(const json &j, std::string_view path,
   e.bench = &*it;
   if (j.contains("description"))
     e.description = text_of(j.at("description"), child(path, "description"));
-  if (!j.contains("params"))
-    return e;
+  if (!j.contains("params")) return e;
 
   const auto params_path = child(path, "params");
-  const auto &params = j.at("params");
-  if (!params.is_object())
-    fail(params_path, params, "an object of parameter name -> value");
+  const auto& params = j.at("params");
+  if (!params.is_object()) fail(params_path, params, "an object of parameter name -> value");
   std::vector<std::string> known;
-  for (const auto &s : e.bench->params)
-    known.push_back(s.name);
-  for (const auto &[key, v] : params.items()) {
+  for (const auto& s : e.bench->params) known.push_back(s.name);
+  for (const auto& [key, v] : params.items()) {
     const auto p = child(params_path, key);
     const auto spec = std::find_if(e.bench->params.begin(), e.bench->params.end(),
-                                   [&](const param_spec &s) { return s.name == key; });
+                                   [&](const param_spec& s) { return s.name == key; });
     if (spec == e.bench->params.end()) {
       throw usage_error(fmt::format("{}: unknown parameter of {} (value {}); expected one of {}", p,
                                     e.bench->name, show(v), join(known)));
@@ -291,7 +259,7 @@ run_file_entry parse_entry(const json &j, std::string_view path,
   return e;
 }
 
-std::string line_and_column(const std::string &text, std::size_t byte) {
+std::string line_and_column(const std::string& text, std::size_t byte) {
   std::size_t line = 1;
   std::size_t col = 1;
   for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
@@ -307,59 +275,51 @@ std::string line_and_column(const std::string &text, std::size_t byte) {
 
 } // namespace
 
-run_file parse_run_file(const json &j, std::span<const benchmark> catalog) {
-  if (!j.is_object())
-    fail("(top level)", j, "an object with a \"benchmarks\" list");
+run_file parse_run_file(const json& j, std::span<const benchmark> catalog) {
+  if (!j.is_object()) fail("(top level)", j, "an object with a \"benchmarks\" list");
   reject_unknown_keys(j, "", {"$schema", "name", "description", "options", "benchmarks"});
   run_file f;
-  if (j.contains("$schema"))
-    (void)text_of(j.at("$schema"), "$schema");
-  if (j.contains("name"))
-    f.name = text_of(j.at("name"), "name");
-  if (j.contains("description"))
-    f.description = text_of(j.at("description"), "description");
-  if (j.contains("options"))
-    f.options = parse_options(j.at("options"), "options");
+  if (j.contains("$schema")) (void)text_of(j.at("$schema"), "$schema");
+  if (j.contains("name")) f.name = text_of(j.at("name"), "name");
+  if (j.contains("description")) f.description = text_of(j.at("description"), "description");
+  if (j.contains("options")) f.options = parse_options(j.at("options"), "options");
   if (!j.contains("benchmarks")) {
     throw usage_error("benchmarks: missing; expected a non-empty list of "
                       "{\"benchmark\": NAME, \"params\": {...}} entries");
   }
-  const auto &list = j.at("benchmarks");
-  if (!list.is_array() || list.empty())
-    fail("benchmarks", list, "a non-empty list of entries");
+  const auto& list = j.at("benchmarks");
+  if (!list.is_array() || list.empty()) fail("benchmarks", list, "a non-empty list of entries");
   for (std::size_t i = 0; i < list.size(); ++i) {
     f.entries.push_back(parse_entry(list[i], fmt::format("benchmarks[{}]", i), catalog));
   }
   return f;
 }
 
-run_file load_run_file(const std::string &path, std::span<const benchmark> catalog) {
+run_file load_run_file(const std::string& path, std::span<const benchmark> catalog) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw usage_error(fmt::format("{}: cannot open the run file", path));
+  if (!in) throw usage_error(fmt::format("{}: cannot open the run file", path));
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error &e) {
+  } catch (const json::parse_error& e) {
     throw usage_error(
         fmt::format("{}:{}: not valid JSON ({})", path, line_and_column(text, e.byte), e.what()));
   }
   try {
     return parse_run_file(j, catalog);
-  } catch (const usage_error &e) {
+  } catch (const usage_error& e) {
     throw usage_error(fmt::format("{}: {}", path, e.what()));
   }
 }
 
-void apply_run_file_options(const run_file_options &file, common_options &opts,
-                            std::string &device_spec,
-                            const std::function<bool(std::string_view)> &given_on_command_line) {
-  auto take = [&](const auto &value, std::string_view option, auto &target) {
-    if (value && !given_on_command_line(option))
-      target = *value;
+void apply_run_file_options(const run_file_options& file, common_options& opts,
+                            std::string& device_spec,
+                            const std::function<bool(std::string_view)>& given_on_command_line) {
+  auto take = [&](const auto& value, std::string_view option, auto& target) {
+    if (value && !given_on_command_line(option)) target = *value;
   };
   take(file.device, "--device", device_spec);
   take(file.warmup, "--warmup", opts.measure.warmup);
@@ -375,15 +335,15 @@ void apply_run_file_options(const run_file_options &file, common_options &opts,
   take(file.verify, "--no-verify", opts.verify);
 }
 
-std::vector<planned_point> plan_run_file(const run_file &file, const common_options &opts) {
+std::vector<planned_point> plan_run_file(const run_file& file, const common_options& opts) {
   std::vector<planned_point> all;
   for (std::size_t i = 0; i < file.entries.size(); ++i) {
-    const auto &e = file.entries[i];
+    const auto& e = file.entries[i];
     try {
       auto points = plan_points(*e.bench, with_defaults(*e.bench, e.params), opts);
       all.insert(all.end(), std::make_move_iterator(points.begin()),
                  std::make_move_iterator(points.end()));
-    } catch (const usage_error &err) {
+    } catch (const usage_error& err) {
       throw usage_error(fmt::format("benchmarks[{}] ({}): {}", i, e.bench->name, err.what()));
     }
     if (all.size() > max_points) {
@@ -395,11 +355,10 @@ std::vector<planned_point> plan_run_file(const run_file &file, const common_opti
   return all;
 }
 
-std::string describe_params(const json &params) {
+std::string describe_params(const json& params) {
   std::string out;
-  for (const auto &[key, v] : params.items()) {
-    if (!out.empty())
-      out += ' ';
+  for (const auto& [key, v] : params.items()) {
+    if (!out.empty()) out += ' ';
     out += key;
     out += '=';
     out += v.is_string() ? v.get<std::string>() : v.dump();
@@ -407,11 +366,11 @@ std::string describe_params(const json &params) {
   return out;
 }
 
-void write_plan(std::ostream &os, const run_file &file, const std::vector<planned_point> &points,
+void write_plan(std::ostream& os, const run_file& file, const std::vector<planned_point>& points,
                 output_format format) {
   if (format == output_format::json) {
     json list = json::array();
-    for (const auto &p : points)
+    for (const auto& p : points)
       list.push_back({{"benchmark", p.bench->name}, {"params", p.params}});
     json doc = {{"name", file.name}, {"points", std::move(list)}};
     os << doc.dump(2) << '\n';

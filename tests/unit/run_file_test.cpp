@@ -23,12 +23,11 @@ std::vector<gpubench::benchmark> test_catalog() {
   vec.params = {{"n", "elements", "10M", true},
                 {"dtype", "element type", "f32", true},
                 {"streams", "streams for overlap", "4", false}};
-  vec.plan = [](const gpubench::param_values &v, const gpubench::common_options &) {
+  vec.plan = [](const gpubench::param_values& v, const gpubench::common_options&) {
     std::vector<json> points;
     std::stringstream list(gpubench::value_of(v, "n"));
     for (std::string n; std::getline(list, n, ',');) {
-      if (n == "bad")
-        throw usage_error("--n: 'bad' is not a size");
+      if (n == "bad") throw usage_error("--n: 'bad' is not a size");
       points.push_back({{"n", n}, {"dtype", gpubench::value_of(v, "dtype")}});
     }
     return points;
@@ -37,22 +36,22 @@ std::vector<gpubench::benchmark> test_catalog() {
   aug.name = "augment";
   aug.params = {{"batch", "images per batch", "32", true},
                 {"impl", "staged|fused|all", "all", true}};
-  aug.plan = [](const gpubench::param_values &v, const gpubench::common_options &) {
+  aug.plan = [](const gpubench::param_values& v, const gpubench::common_options&) {
     return std::vector<json>{{{"batch", gpubench::value_of(v, "batch")}}};
   };
   return {vec, aug};
 }
 
-const std::vector<gpubench::benchmark> &catalog() {
+const std::vector<gpubench::benchmark>& catalog() {
   static const auto c = test_catalog();
   return c;
 }
 
 /// The message parse_run_file throws for `j` (fails the test if it does not throw).
-std::string error_of(const json &j) {
+std::string error_of(const json& j) {
   try {
     (void)gpubench::parse_run_file(j, catalog());
-  } catch (const usage_error &e) {
+  } catch (const usage_error& e) {
     return e.what();
   }
   FAIL("expected a usage_error for " << j.dump());
@@ -86,7 +85,7 @@ TEST_CASE("a complete run file parses into entries with command-line text", "[ru
   CHECK(f.entries[1].bench->name == "augment");
   CHECK(f.entries[1].params == gpubench::param_values{{"batch", "32"}, {"impl", "fused"}});
 
-  const auto &o = f.options;
+  const auto& o = f.options;
   CHECK(o.device == "0,1");
   CHECK(o.warmup == 2);
   CHECK(o.min_samples == 5);
@@ -233,7 +232,7 @@ TEST_CASE("load_run_file names the file, and the line and column of a syntax err
   try {
     (void)gpubench::load_run_file(path, catalog());
     FAIL("a trailing comma must be rejected");
-  } catch (const usage_error &e) {
+  } catch (const usage_error& e) {
     CHECK_THAT(std::string(e.what()), Contains(path + ":3:") && Contains("not valid JSON"));
   }
   {

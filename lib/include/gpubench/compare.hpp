@@ -17,7 +17,7 @@ namespace gpubench {
 
 /// Reads a saved JSON report; errors (unreadable, not JSON, not gpubench/1) are usage_errors
 /// prefixed with the path.
-run_report load_report(const std::string &path);
+run_report load_report(const std::string& path);
 
 /// Combines several reports into one: results in order, devices renumbered where two files use
 /// the same id for different GPUs, meta of the first file (incomplete if any input is).
@@ -57,7 +57,7 @@ struct measurement_verdict {
   std::string note; ///< why inconclusive, when it is
 };
 measurement_verdict judge(std::span<const double> base, std::span<const double> candidate,
-                          const compare_options &opts);
+                          const compare_options& opts);
 
 struct comparison_row {
   std::string benchmark;
@@ -86,15 +86,15 @@ struct comparison {
 /// Matches results by benchmark, parameters and device name, then measurements by name. Throws
 /// usage_error if the two runs used different GPU models, unless allow_device_mismatch (then the
 /// device name is left out of the match).
-comparison compare_reports(const run_report &base, const run_report &candidate,
-                           const compare_options &opts);
+comparison compare_reports(const run_report& base, const run_report& candidate,
+                           const compare_options& opts);
 
 /// 1 when any row is a significant slowdown beyond the threshold, else 0.
-int exit_code_for(const comparison &c);
+int exit_code_for(const comparison& c);
 
-nlohmann::json to_json(const comparison &c);
+nlohmann::json to_json(const comparison& c);
 /// table and md render rows with base median, new median, change and verdict; json is to_json;
 /// csv is one row per measurement.
-void write_comparison(std::ostream &os, const comparison &c, output_format format);
+void write_comparison(std::ostream& os, const comparison& c, output_format format);
 
 } // namespace gpubench
