@@ -51,37 +51,58 @@ __global__ void augment_to_float(const std::uint8_t* __restrict__ in, float* __r
     out[i] = static_cast<float>(in[i]);
 }
 
+// Ops 2 to 4 and 6 use 64 x 4 thread blocks over (x, y) of one plane or image, blockIdx.z (striding
+// by gridDim.z) over planes or images: no per-element integer division.
+constexpr int block_x = 64;
+constexpr int block_y = 4;
+constexpr unsigned max_grid_z = 65535;
+
+dim3 plane_grid(int w, int h, std::size_t planes) {
+  return {static_cast<unsigned>((w + block_x - 1) / block_x),
+          static_cast<unsigned>((h + block_y - 1) / block_y),
+          static_cast<unsigned>(std::min<std::size_t>(planes, max_grid_z))};
+}
+
+__device__ __forceinline__ int plane_x() {
+  return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+}
+__device__ __forceinline__ int plane_y() {
+  return static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+}
+
 /// Op 2: each sample's crop window.
 __global__ void augment_crop(const __grid_constant__ staged_args a,
                              const augment_sample* __restrict__ samples,
                              const float* __restrict__ full, float* __restrict__ cropped) {
-  const auto crop = static_cast<std::size_t>(a.crop);
-  const std::size_t n = static_cast<std::size_t>(a.batch) * a.channels * crop * crop;
-  for (std::size_t i = grid_index(); i < n; i += grid_stride()) {
-    const std::size_t x = i % crop;
-    const std::size_t y = (i / crop) % crop;
-    const std::size_t plane = i / (crop * crop); // image * channels + channel
-    const augment_sample& sp = samples[plane / static_cast<std::size_t>(a.channels)];
-    cropped[i] = full[(plane * a.height + static_cast<std::size_t>(sp.top) + y) * a.width +
-                      static_cast<std::size_t>(sp.left) + x];
+  const int x = plane_x();
+  const int y = plane_y();
+  if (x >= a.crop || y >= a.crop) return;
+  const std::size_t planes = static_cast<std::size_t>(a.batch) * a.channels;
+  const std::size_t crop_px = static_cast<std::size_t>(a.crop) * static_cast<std::size_t>(a.crop);
+  for (std::size_t plane = blockIdx.z; plane < planes; plane += gridDim.z) {
+    const augment_sample& sp =
+        samples[static_cast<unsigned>(plane) / static_cast<unsigned>(a.channels)];
+    cropped[plane * crop_px + static_cast<std::size_t>(y) * a.crop + x] =
+        full[(plane * a.height + static_cast<std::size_t>(sp.top + y)) * a.width +
+             static_cast<std::size_t>(sp.left + x)];
   }
 }
 
 /// Op 3: bilinear resize of every crop, one thread per output pixel, channels in a loop.
 __global__ void augment_resize(const __grid_constant__ staged_args a,
                                const float* __restrict__ cropped, float* __restrict__ resized) {
+  const int x = plane_x();
+  const int y = plane_y();
+  if (x >= a.size || y >= a.size) return;
   const auto size = static_cast<std::size_t>(a.size);
-  const auto crop_plane = static_cast<std::size_t>(a.crop) * static_cast<std::size_t>(a.crop);
-  const std::size_t n = static_cast<std::size_t>(a.batch) * size * size;
-  for (std::size_t i = grid_index(); i < n; i += grid_stride()) {
-    const auto x = static_cast<int>(i % size);
-    const auto y = static_cast<int>((i / size) % size);
-    const std::size_t image = i / (size * size);
-    const am::resize_tap tx = am::resize_source(x, a.scale, a.crop);
-    const am::resize_tap ty = am::resize_source(y, a.scale, a.crop);
+  const std::size_t crop_px = static_cast<std::size_t>(a.crop) * static_cast<std::size_t>(a.crop);
+  const am::resize_tap tx = am::resize_source(x, a.scale, a.crop);
+  const am::resize_tap ty = am::resize_source(y, a.scale, a.crop);
+  for (std::size_t image = blockIdx.z; image < static_cast<std::size_t>(a.batch);
+       image += gridDim.z)
     for (int c = 0; c < a.channels; ++c) {
       const std::size_t plane = image * a.channels + c;
-      const float* src = cropped + plane * crop_plane;
+      const float* src = cropped + plane * crop_px;
       const float* r0 = src + static_cast<std::size_t>(ty.i0) * a.crop;
       const float* r1 = src + static_cast<std::size_t>(ty.i1) * a.crop;
       const float upper = am::lerp(r0[tx.i0], r0[tx.i1], tx.l1);
@@ -89,7 +110,6 @@ __global__ void augment_resize(const __grid_constant__ staged_args a,
       resized[plane * size * size + static_cast<std::size_t>(y) * size + x] =
           am::lerp(upper, lower, ty.l1);
     }
-  }
 }
 
 /// Op 4: rotation, one thread per output pixel, channels in a loop.
@@ -97,22 +117,22 @@ template <augment_interp Interp>
 __global__ void augment_rotate(const __grid_constant__ staged_args a,
                                const augment_sample* __restrict__ samples,
                                const float* __restrict__ resized, float* __restrict__ rotated) {
-  const auto size = static_cast<std::size_t>(a.size);
-  const std::size_t plane_px = size * size;
-  const std::size_t n = static_cast<std::size_t>(a.batch) * plane_px;
+  const int x = plane_x();
+  const int y = plane_y();
   const int s = a.size;
-  for (std::size_t i = grid_index(); i < n; i += grid_stride()) {
-    const auto x = static_cast<int>(i % size);
-    const auto y = static_cast<int>((i / size) % size);
-    const std::size_t image = i / plane_px;
+  if (x >= s || y >= s) return;
+  const auto size = static_cast<std::size_t>(s);
+  const std::size_t plane_px = size * size;
+  const auto at = [&](const float* src, int xr, int yr) {
+    return (static_cast<unsigned>(xr) < static_cast<unsigned>(s) &&
+            static_cast<unsigned>(yr) < static_cast<unsigned>(s))
+               ? src[static_cast<std::size_t>(yr) * size + static_cast<std::size_t>(xr)]
+               : 0.0F;
+  };
+  for (std::size_t image = blockIdx.z; image < static_cast<std::size_t>(a.batch);
+       image += gridDim.z) {
     const augment_sample& sp = samples[image];
     const am::point2 p = am::rotation_source(x, y, a.centre, a.centre, sp.cos_a, sp.sin_a);
-    const auto at = [&](const float* src, int xr, int yr) {
-      return (static_cast<unsigned>(xr) < static_cast<unsigned>(s) &&
-              static_cast<unsigned>(yr) < static_cast<unsigned>(s))
-                 ? src[static_cast<std::size_t>(yr) * size + static_cast<std::size_t>(xr)]
-                 : 0.0F;
-    };
     for (int c = 0; c < a.channels; ++c) {
       const std::size_t plane = image * a.channels + c;
       const float* src = resized + plane * plane_px;
@@ -165,19 +185,19 @@ __global__ void __launch_bounds__(block_threads)
 
   const auto size = static_cast<std::size_t>(a.size);
   const std::size_t plane_px = size * size;
-  const int halo_px = hs.w * hs.h;
   for (int c0 = 0; c0 < a.channels; c0 += channel_group) {
     const int group = min(channel_group, a.channels - c0);
     const float* src = rotated + (static_cast<std::size_t>(image) * a.channels + c0) * plane_px;
-    for (int i = t; i < group * halo_px; i += block_threads) {
-      const int c = i / halo_px;
-      const int p = i - c * halo_px;
-      const int hy = p / hs.w;
-      const int hx = p - hy * hs.w;
-      const int gy = halo_coordinate(y0, hy, radius, a.size);
-      const int gx = halo_coordinate(x0, hx, radius, a.size);
-      raw[c * hs.raw_floats() + hy * hs.stride + hx] =
-          src[static_cast<std::size_t>(c) * plane_px + static_cast<std::size_t>(gy) * size + gx];
+    // One warp per halo row, lanes along it: one division per row, none per pixel.
+    const int lane = t % 32;
+    for (int row = t / 32; row < group * hs.h; row += block_threads / 32) {
+      const int c = row / hs.h;
+      const int hy = row - c * hs.h;
+      const float* in = src + static_cast<std::size_t>(c) * plane_px +
+                        static_cast<std::size_t>(halo_coordinate(y0, hy, radius, a.size)) * size;
+      float* out = raw + c * hs.raw_floats() + hy * hs.stride;
+      for (int hx = lane; hx < hs.w; hx += 32)
+        out[hx] = in[halo_coordinate(x0, hx, radius, a.size)];
     }
     __syncthreads();
     float* dst = blurred + (static_cast<std::size_t>(image) * a.channels + c0) * plane_px;
@@ -194,28 +214,32 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-/// Op 6: normalize and convert to the output type; 4 values per step when planes allow it.
+/// Op 6: normalize and convert to the output type; 4 values per thread when rows allow it.
 template <typename Out>
 __global__ void augment_normalize(const __grid_constant__ staged_args a,
                                   const float* __restrict__ blurred, Out* __restrict__ out) {
+  const std::size_t planes = static_cast<std::size_t>(a.batch) * a.channels;
   const std::size_t plane_px = static_cast<std::size_t>(a.size) * static_cast<std::size_t>(a.size);
-  const std::size_t n = static_cast<std::size_t>(a.batch) * a.channels * plane_px;
-  const auto normalized = [&](float v, std::size_t i) {
-    const auto c = static_cast<int>((i / plane_px) % static_cast<std::size_t>(a.channels));
-    return am::mul_rn(am::sub_rn(v, a.mean[c]), a.inv_std[c]);
-  };
-  if (plane_px % 4 == 0) {
-    for (std::size_t q = grid_index(); q < n / 4; q += grid_stride()) {
-      const std::size_t i = 4 * q;
-      float4 v = reinterpret_cast<const float4*>(blurred)[q];
-      v = make_float4(normalized(v.x, i), normalized(v.y, i), normalized(v.z, i),
-                      normalized(v.w, i));
-      store4(out + i, v, true, 4);
+  const bool vector = plane_px % 4 == 0;
+  const std::size_t per_thread = vector ? 4 : 1;
+  const std::size_t i =
+      (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * per_thread;
+  if (i >= plane_px) return;
+  for (std::size_t plane = blockIdx.z; plane < planes; plane += gridDim.z) {
+    const auto c =
+        static_cast<int>(static_cast<unsigned>(plane) % static_cast<unsigned>(a.channels));
+    const float m = a.mean[c];
+    const float s = a.inv_std[c];
+    const std::size_t at = plane * plane_px + i;
+    if (vector) {
+      float4 v = *reinterpret_cast<const float4*>(blurred + at);
+      v = make_float4(am::mul_rn(am::sub_rn(v.x, m), s), am::mul_rn(am::sub_rn(v.y, m), s),
+                      am::mul_rn(am::sub_rn(v.z, m), s), am::mul_rn(am::sub_rn(v.w, m), s));
+      store4(out + at, v, true, 4);
+    } else {
+      out[at] = from_float<Out>(am::mul_rn(am::sub_rn(blurred[at], m), s));
     }
-    return;
   }
-  for (std::size_t i = grid_index(); i < n; i += grid_stride())
-    out[i] = from_float<Out>(normalized(blurred[i], i));
 }
 
 template <int R>
@@ -265,29 +289,32 @@ void launch_augment_staged(const augment_shape& shape, const std::uint8_t* input
   }
   const std::size_t images = static_cast<std::size_t>(shape.batch) * shape.channels;
   const std::size_t in_n = images * shape.input_pixels();
-  const std::size_t crop_n = images * static_cast<std::size_t>(shape.crop) * shape.crop;
-  const std::size_t pixels = static_cast<std::size_t>(shape.batch) * shape.output_pixels();
 
   augment_to_float<<<grid_for((in_n + 3) / 4, threads), threads, 0, s>>>(input, buffers.full, in_n);
   GPUBENCH_CHECK_LAUNCH("augment_to_float");
-  augment_crop<<<grid_for(crop_n, threads), threads, 0, s>>>(a, samples, buffers.full,
-                                                             buffers.cropped);
+  const dim3 block(block_x, block_y);
+  augment_crop<<<plane_grid(shape.crop, shape.crop, images), block, 0, s>>>(
+      a, samples, buffers.full, buffers.cropped);
   GPUBENCH_CHECK_LAUNCH("augment_crop");
-  augment_resize<<<grid_for(pixels, threads), threads, 0, s>>>(a, buffers.cropped, buffers.resized);
+  const dim3 per_image =
+      plane_grid(shape.resize, shape.resize, static_cast<std::size_t>(shape.batch));
+  augment_resize<<<per_image, block, 0, s>>>(a, buffers.cropped, buffers.resized);
   GPUBENCH_CHECK_LAUNCH("augment_resize");
   if (shape.interp == augment_interp::nearest)
-    augment_rotate<augment_interp::nearest><<<grid_for(pixels, threads), threads, 0, s>>>(
-        a, samples, buffers.resized, buffers.rotated);
+    augment_rotate<augment_interp::nearest>
+        <<<per_image, block, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
   else
-    augment_rotate<augment_interp::bilinear><<<grid_for(pixels, threads), threads, 0, s>>>(
-        a, samples, buffers.resized, buffers.rotated);
+    augment_rotate<augment_interp::bilinear>
+        <<<per_image, block, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
   GPUBENCH_CHECK_LAUNCH("augment_rotate");
   if (shape.radius == 3)
     launch_blur<3>(shape, a, samples, buffers.rotated, buffers.blurred, s);
   else
     launch_blur<-1>(shape, a, samples, buffers.rotated, buffers.blurred, s);
-  const std::size_t out_n = images * shape.output_pixels();
-  const unsigned grid = grid_for((out_n + 3) / 4, threads);
+  const std::size_t plane_px = shape.output_pixels();
+  const std::size_t per_plane = plane_px % 4 == 0 ? plane_px / 4 : plane_px;
+  const dim3 grid(static_cast<unsigned>((per_plane + threads - 1) / threads), 1,
+                  static_cast<unsigned>(std::min<std::size_t>(images, max_grid_z)));
   switch (shape.out) {
   case dtype::f16:
     augment_normalize<<<grid, threads, 0, s>>>(a, buffers.blurred, static_cast<__half*>(out));
