@@ -255,3 +255,13 @@ TEST_CASE("augment: a batch that cannot fit in device memory is a usage error", 
                Contains("--batch 1048576") && Contains("GB of device memory") && Contains("free"));
   }
 }
+
+TEST_CASE("augment: small shapes through every kernel path", "[augment][sanitize]") {
+  // Small enough for compute-sanitizer (scripts/gpu-check.sh --sanitize): staged window and
+  // global fallback, compile-time and runtime radius, two channel groups, partial tiles.
+  thread_pool pool;
+  check_all(make(2, 3, 70, 66, 32, 64, 45, nearest, 7, dtype::f32), pool);
+  check_all(make(2, 3, 70, 66, 32, 64, 45, bilinear, 5, dtype::f16), pool);
+  check_all(make(3, 5, 40, 50, 40, 37, 120, nearest, 3, dtype::bf16), pool);
+  check_all(make(1, 2, 96, 96, 90, 30, 10, bilinear, 7, dtype::f32), pool);
+}
