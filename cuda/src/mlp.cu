@@ -191,10 +191,14 @@ mlp::mlp(mlp_shape shape, int batch)
   for (auto& d : delta_)
     d = device_buffer<float>(static_cast<std::size_t>(shape_.widest()) * batch_);
   GPUBENCH_CUDA_TRY(cudaMemset(grads_.data(), 0, grads_.bytes()));
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
 }
 
 void mlp::set_params(const float* host) {
   GPUBENCH_CUDA_TRY(cudaMemcpy(params_.data(), host, params_.bytes(), cudaMemcpyHostToDevice));
+  // A pageable copy may return before its DMA lands, and the legacy stream it ran on does not
+  // order work on non-blocking streams: wait for it.
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
 }
 
 std::vector<float> mlp::get_params() const {

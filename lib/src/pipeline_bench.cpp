@@ -118,12 +118,13 @@ std::vector<json> plan_pipeline(const param_values& v, const common_options& opt
   for (const auto& sc : scenarios)
     for (const int b : batches)
       for (const int d : depths) {
-        std::string mode_list;
-        for (const auto& m : modes) {
-          if (m == "cpu-augment" && sc != "augment-train") continue;
-          mode_list += (mode_list.empty() ? "" : ",") + m;
+        // Canonical order; serial always (the baseline and the verification reference).
+        std::string mode_list = "serial";
+        for (const char* m : {"streams", "graph", "cpu-augment"}) {
+          if (std::string_view(m) == "cpu-augment" && sc != "augment-train") continue;
+          if (std::find(modes.begin(), modes.end(), m) != modes.end())
+            mode_list += std::string(",") + m;
         }
-        if (mode_list.find("serial") == std::string::npos) mode_list = "serial," + mode_list;
         json p{{"scenario", sc},         {"batch", b},        {"depth", d},  {"steps", steps},
                {"warmup-steps", warmup}, {"mode", mode_list}, {"lr", lrs[0]}};
         if (sc == "augment-train") {

@@ -339,6 +339,9 @@ struct pipeline_engine::state {
       initial = pipeline_cpu::initial_params(dshape, seed, decoder_stream);
     }
     trained().set_params(initial.data());
+    // The copies above ran on the legacy stream, which does not order the non-blocking streams
+    // the stages run on.
+    GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
   }
 
   // ---- the stages ---------------------------------------------------------------------------
