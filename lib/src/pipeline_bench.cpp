@@ -321,7 +321,11 @@ result run_pipeline_point(const json& point, run_context& ctx) {
 void write_summary(std::ostream& os, const std::vector<const result*>& results) {
   const auto num = [](const result& r, const std::string& key, const char* f) -> std::string {
     const auto it = r.derived.find(key);
-    return it == r.derived.end() ? "-" : fmt::format(fmt::runtime(f), it->get<double>());
+    if (it == r.derived.end()) return "-";
+    // fmt has no '%' presentation type: percentages are written as "{:.0f}%" of 100 x the value.
+    const std::string_view spec(f);
+    const bool percent = spec.ends_with("%");
+    return fmt::format(fmt::runtime(f), percent ? 100.0 * it->get<double>() : it->get<double>());
   };
   const auto time_of = [](const result& r, const char* name) -> std::string {
     const auto* m = r.find(name);
@@ -343,9 +347,9 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
         num(*r, "streams_steps_per_s", "{:.1f}"), num(*r, "graph_steps_per_s", "{:.1f}"),
         num(*r, "cpu_augment_steps_per_s", "{:.2f}"), num(*r, "ideal_speedup", "{:.2f}x"),
         num(*r, "streams_speedup_vs_serial", "{:.2f}x"),
-        num(*r, "streams_overlap_efficiency", "{:.0%}"),
+        num(*r, "streams_overlap_efficiency", "{:.0f}%"),
         num(*r, "graph_speedup_vs_serial", "{:.2f}x"),
-        num(*r, "graph_overlap_efficiency", "{:.0%}"),
+        num(*r, "graph_overlap_efficiency", "{:.0f}%"),
         !r->verify.performed ? "not performed"
         : r->verify.passed   ? "passed"
                              : "FAILED");
