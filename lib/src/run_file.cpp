@@ -248,8 +248,9 @@ run_file_entry parse_entry(const json& j, std::string_view path,
   for (const auto& s : e.bench->params) known.push_back(s.name);
   for (const auto& [key, v] : params.items()) {
     const auto p = child(params_path, key);
+    const std::string& name = key; // clang 14 cannot capture a structured binding
     const auto spec = std::find_if(e.bench->params.begin(), e.bench->params.end(),
-                                   [&](const param_spec& s) { return s.name == key; });
+                                   [&](const param_spec& s) { return s.name == name; });
     if (spec == e.bench->params.end()) {
       throw usage_error(fmt::format("{}: unknown parameter of {} (value {}); expected one of {}", p,
                                     e.bench->name, show(v), join(known)));
