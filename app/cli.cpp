@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdint>
 #include <iostream>
 #include <sstream>
 
@@ -30,6 +31,16 @@ double parse_percent(const std::string& text, const char* option) {
   if (ec != std::errc() || ptr != t.data() + t.size() || t.empty())
     throw usage_error(fmt::format("--{}: '{}' is not a percentage (e.g. 1 or 0.5%)", option, text));
   return v / 100.0;
+}
+
+/// CLI11 2.1 reads unsigned options with strtoull, which accepts "-1" (wrapping it to 2^64-1) and
+/// saturates on overflow; a seed must be the digits of a 64-bit unsigned integer.
+std::string check_seed(const std::string& text) {
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+    return fmt::format("'{}' is not a seed (an integer from 0 to 2^64-1)", text);
+  return {};
 }
 
 } // namespace
@@ -74,6 +85,7 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
       ->capture_default_str();
   cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
   cmd.add_option("--seed", opts.seed, "seed of all random inputs and parameters")
+      ->check(check_seed)
       ->capture_default_str();
   cmd.add_option("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all)")
       ->capture_default_str();

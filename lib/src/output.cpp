@@ -37,6 +37,16 @@ void check_output_path(const std::string& path) {
         fmt::format("--output {}: the folder '{}' is not writable", path, folder.string()));
   if (fs::exists(fs::path(path), ec) && ::access(path.c_str(), W_OK) != 0)
     throw usage_error(fmt::format("--output {}: the file exists and is not writable", path));
+  // access() says yes to root everywhere and knows nothing of file systems that refuse new files
+  // (/proc, read-only mounts): create and remove the kind of temp file the final write will use.
+  std::string probe = (folder / ("." + fs::path(path).filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    throw usage_error(fmt::format("--output {}: cannot create a file in '{}': {}", path,
+                                  folder.string(), std::strerror(errno)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
