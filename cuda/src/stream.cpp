@@ -2,7 +2,13 @@
 
 namespace gpubench::cuda {
 
-stream::stream() { GPUBENCH_CUDA_TRY(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+stream::stream(stream_priority priority) {
+  int least = 0;
+  int greatest = 0;
+  GPUBENCH_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  GPUBENCH_CUDA_TRY(cudaStreamCreateWithPriority(
+      &s_, cudaStreamNonBlocking, priority == stream_priority::high ? greatest : least));
+}
 
 stream& stream::operator=(stream&& o) noexcept {
   if (this != &o) {

@@ -231,7 +231,9 @@ struct pipeline_engine::state {
   std::uint64_t b_only = 0;
 
   cuda::stream sa;
-  cuda::stream sb;
+  /// Stage B (the step that consumes a batch) is the critical path of the pipeline: its kernels
+  /// go first when both stages compete for the SMs, and stage A fills the gaps.
+  cuda::stream sb{cuda::stream_priority::high};
   cuda::blas_handle blas_a;
   cuda::blas_handle blas_b;
   /// Events of one run: eager runs and graph captures use separate sets, so that no event is

@@ -6,9 +6,12 @@
 
 namespace gpubench::cuda {
 
+/// Scheduling priority of a stream's kernels when several streams compete for the SMs.
+enum class stream_priority { normal, high };
+
 class stream {
 public:
-  stream();
+  explicit stream(stream_priority priority = stream_priority::normal);
   stream(const stream&) = delete;
   stream& operator=(const stream&) = delete;
   stream(stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
