@@ -49,10 +49,11 @@ def load(paths):
             dev = devices.get(raw.get("device", -1))
             if dev is not None:
                 gpus.add(dev["name"])
-                peaks.setdefault(dev["name"], {
-                    "theoretical": dev.get("peak_bytes_per_s"),
-                    "measured": dev.get("measured", {}).get("d2d_bytes_per_s"),
-                })
+                # Merge across files: any file that measured the D2D peak supplies it.
+                peak = peaks.setdefault(dev["name"], {"theoretical": None, "measured": None})
+                peak["theoretical"] = peak["theoretical"] or dev.get("peak_bytes_per_s")
+                peak["measured"] = (peak["measured"]
+                                    or dev.get("measured", {}).get("d2d_bytes_per_s"))
             results.append(Result(raw, dev["name"] if dev else None))
     return results, sorted(gpus), peaks, sorted(hosts)
 
