@@ -51,16 +51,31 @@ set +e
 run devices devices --measure
 run vecadd-10M vecadd --n 10M
 run vecadd-2p28 vecadd --n 2^28 --kernel all --memory both
-# More benchmarks for this call only: GPUBENCH_EXTRA="$bin augment ... ; ..."
+run augment augment --batch 32,256 --impl all
+run pipeline-default pipeline
+run pipeline-sweep pipeline --batch 8,16,32,64,128,256
+run ci-smoke-1 run "$root/configs/ci-smoke.json"
+run ci-smoke-2 run "$root/configs/ci-smoke.json"
+echo "== gpubench compare ci-smoke-1.json ci-smoke-2.json" | tee -a "$out/bench.txt"
+"$bin" compare "$out/ci-smoke-1.json" "$out/ci-smoke-2.json" 2>&1 | tee -a "$out/bench.txt"
+echo "(compare exit ${PIPESTATUS[0]})" | tee -a "$out/bench.txt"
+run seed-reproduction run "$root/configs/seed-reproduction.json"
+# More commands for this call only: GPUBENCH_EXTRA="$bin augment ... ; ..."
 export bin out
 if [[ -n "${GPUBENCH_EXTRA:-}" ]]; then bash -c "$GPUBENCH_EXTRA" 2>&1 | tee -a "$out/bench.txt"; fi
 set -e
 
 if (( sanitize )); then
+  # The GPU test cases tagged [sanitize] use small sizes so that every tool finishes in minutes.
+  set +e
   for tool in memcheck racecheck initcheck synccheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/gpubench_gpu_tests" \
       "[sanitize]" >"$out/sanitize-$tool.log" 2>&1
-    echo "compute-sanitizer $tool: exit $? ($(grep -E 'ERROR SUMMARY' "$out/sanitize-$tool.log" | tail -1))"
-  done | tee "$out/sanitize-summary.txt"
+    rc=$?
+    echo "compute-sanitizer $tool: exit $rc ($(grep -E 'ERROR SUMMARY' "$out/sanitize-$tool.log" | tail -1))" |
+      tee -a "$out/sanitize-summary.txt"
+    (( rc == 0 )) || test_rc=$rc
+  done
+  set -e
 fi
 exit "$test_rc"
