@@ -75,7 +75,7 @@ double median_of(const result& r, const char* name) {
 } // namespace
 
 TEST_CASE("the cuBLAS network matches the CPU reference: forward, backward and SGD",
-          "[pipeline][model]") {
+          "[pipeline][model][sanitize]") {
   INFO("seed " << fresh_seed());
   const int batch = GENERATE(1, 4, 9);
   const cuda::mlp_shape shape{{7, 5, 6, 3}, false};
@@ -267,4 +267,24 @@ TEST_CASE("stage timings are positive and the derived figures follow from them",
     CHECK(r.find("cpu_augment") == nullptr);
     CHECK(d.at("stage_a_flops_per_step").get<double>() > 0);
   }
+}
+
+TEST_CASE("the pipelined modes agree at a size small enough for compute-sanitizer",
+          "[pipeline][sanitize]") {
+  INFO("seed " << fresh_seed());
+  const auto scenario = GENERATE(as<std::string>{}, "augment-train", "encoder-decoder");
+  const auto results = run_pipeline({{"scenario", scenario},
+                                     {"batch", "2"},
+                                     {"depth", "2"},
+                                     {"steps", "4"},
+                                     {"warmup-steps", "1"},
+                                     {"hidden", "64"},
+                                     {"enc-width", "64"},
+                                     {"dec-width", "64"},
+                                     {"mode", "serial,streams,graph"}},
+                                    fast_options());
+  REQUIRE(results.size() == 1);
+  INFO(results[0].reason);
+  CHECK(results[0].status == result_status::ok);
+  CHECK(results[0].verify.passed);
 }
