@@ -189,6 +189,92 @@ __device__ __forceinline__ void blur_tile(const float* raw, float* rows, int cha
   }
 }
 
+// ---- fast path: 3 channels, radius 3, 32 x 32 tiles, 192 threads --------------------------------
+//
+// The default shape's blur, shared by the fused kernel and the staged blur so that both sum the
+// same values in the same order (the generic passes above do the same sums: from 0, taps in
+// increasing order, rows then columns). `raw` holds the halo of every channel, halo column hx at
+// raw position hx + 1 so that the tile's own columns are 16-byte aligned; `rows` the row-blurred
+// halo rows. Each column-pass thread produces 4 x 4 outputs of one channel.
+namespace fast {
+
+inline constexpr int channels = 3;
+inline constexpr int radius = 3;
+inline constexpr int taps = 2 * radius + 1;
+inline constexpr int tw = 32; ///< tile width (outputs)
+inline constexpr int th = 32; ///< tile height
+inline constexpr int threads = 192;
+inline constexpr int halo_w = tw + 2 * radius;        // 38
+inline constexpr int halo_h = th + 2 * radius;        // 38
+inline constexpr int raw_stride = 40;                 ///< floats per raw row (position hx + 1)
+inline constexpr int raw_plane = halo_h * raw_stride; ///< floats per channel
+inline constexpr int rows_plane = halo_h * tw;        ///< floats per channel
+inline constexpr int column_rows = 4;                 ///< output rows per column-pass thread
+static_assert(channels * (th / column_rows) * (tw / 4) == threads, "one column item per thread");
+
+/// Row pass: raw -> rows for every channel. Output column j reads halo columns j .. j + 6.
+__device__ __forceinline__ void row_pass(const float* __restrict__ raw, float* __restrict__ rows,
+                                         const float (&w)[taps]) {
+  constexpr int segments = tw / 4;
+  constexpr int items = channels * halo_h * segments;
+  for (int i = static_cast<int>(threadIdx.x); i < items; i += threads) {
+    const int seg = i % segments;
+    const int row = i / segments;
+    const float4* src = reinterpret_cast<const float4*>(raw + row * raw_stride + seg * 4);
+    float v[12];
+#pragma unroll
+    for (int j = 0; j < 3; ++j) {
+      const float4 t = src[j];
+      v[4 * j] = t.x;
+      v[4 * j + 1] = t.y;
+      v[4 * j + 2] = t.z;
+      v[4 * j + 3] = t.w;
+    }
+    float o[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      float acc = 0.0F;
+#pragma unroll
+      for (int k = 0; k < taps; ++k) acc = am::mac(acc, w[k], v[q + k + 1]);
+      o[q] = acc;
+    }
+    *reinterpret_cast<float4*>(rows + row * tw + seg * 4) = make_float4(o[0], o[1], o[2], o[3]);
+  }
+}
+
+/// Column pass: thread t owns channel t / 64, tile rows 4 (t / 8 % 8) .. + 3, columns 4 (t % 8)
+/// .. + 3; `store(channel, tile_row, tile_col, float4)`.
+template <typename Store>
+__device__ __forceinline__ void column_pass(const float* __restrict__ rows, const float (&w)[taps],
+                                            Store&& store) {
+  const int t = static_cast<int>(threadIdx.x);
+  const int g = t % (tw / 4);
+  const int seg = (t / (tw / 4)) % (th / column_rows);
+  const int c = t / ((tw / 4) * (th / column_rows));
+  const float* src = rows + (c * halo_h + seg * column_rows) * tw + 4 * g;
+  float4 acc[column_rows];
+#pragma unroll
+  for (int o = 0; o < column_rows; ++o) acc[o] = make_float4(0.0F, 0.0F, 0.0F, 0.0F);
+#pragma unroll
+  for (int j = 0; j < column_rows + 2 * radius; ++j) {
+    const float4 v = *reinterpret_cast<const float4*>(src + j * tw);
+#pragma unroll
+    for (int o = 0; o < column_rows; ++o) {
+      const int k = j - o;
+      if (k >= 0 && k < taps) {
+        acc[o].x = am::mac(acc[o].x, w[k], v.x);
+        acc[o].y = am::mac(acc[o].y, w[k], v.y);
+        acc[o].z = am::mac(acc[o].z, w[k], v.z);
+        acc[o].w = am::mac(acc[o].w, w[k], v.w);
+      }
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < column_rows; ++o) store(c, seg * column_rows + o, 4 * g, acc[o]);
+}
+
+} // namespace fast
+
 // ---- typed stores ------------------------------------------------------------------------------
 
 template <typename Out>

@@ -316,6 +316,282 @@ __global__ void __launch_bounds__(block_threads)
 
 using fused_kernel = void (*)(fused_args);
 
+// ---- fast path: 3 channels, radius 3, output side a multiple of 32, input width a multiple of 4
+// --
+//
+// Same stages as above with everything that does not depend on the pixel hoisted out of the
+// sample loop: the resize taps of the resized rows and columns the tile can reach are tabulated
+// as offsets into the staged window (one 16-byte shared load per axis per sample), the window is
+// staged with 4-byte loads, the channel planes sit at compile-time strides, and the blur runs on
+// 32 x 32 tiles (fast:: in augment_device.cuh) small enough for 6 blocks per SM.
+namespace fastk {
+
+constexpr int tap_capacity = 64; ///< tabulated resized rows or columns (the 38-pixel halo at any
+                                 ///< angle reaches at most ~58)
+constexpr int box_words =
+    fast::channels * fast::rows_plane; ///< staged window pixels (aliases rows)
+
+/// The tile's reach: tabulated resized ranges and the staged window's geometry.
+struct reach {
+  int rx0; ///< first tabulated resized column
+  int nx;  ///< tabulated columns (0: nothing staged, every sample reads global memory)
+  int ry0;
+  int ny;
+  int wy0;      ///< first crop row of the window
+  int bh;       ///< window rows
+  int bws;      ///< floats per window row (multiple of 4)
+  int gx;       ///< input column of the window's first float (4-byte aligned)
+  int x_origin; ///< box column = crop column + x_origin
+};
+
+__device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0, float cos_a,
+                                            float sin_a, int left) {
+  constexpr int r = fast::radius;
+  const int xa = max(0, x0 - r);
+  const int xb = min(a.size - 1, x0 + fast::tw - 1 + r);
+  const int ya = max(0, y0 - r);
+  const int yb = min(a.size - 1, y0 + fast::th - 1 + r);
+  const float c = a.centre;
+  const am::point2 p00 = am::rotation_source(xa, ya, c, c, cos_a, sin_a);
+  const am::point2 p01 = am::rotation_source(xb, ya, c, c, cos_a, sin_a);
+  const am::point2 p10 = am::rotation_source(xa, yb, c, c, cos_a, sin_a);
+  const am::point2 p11 = am::rotation_source(xb, yb, c, c, cos_a, sin_a);
+  const auto bounded = [](float v) { return fminf(fmaxf(v, -1e7F), 1e7F); };
+  const int rx0 =
+      max(0, am::floor_to_int(bounded(fminf(fminf(p00.x, p01.x), fminf(p10.x, p11.x)))) - 1);
+  const int rx1 = min(
+      a.size - 1, am::floor_to_int(bounded(fmaxf(fmaxf(p00.x, p01.x), fmaxf(p10.x, p11.x)))) + 2);
+  const int ry0 =
+      max(0, am::floor_to_int(bounded(fminf(fminf(p00.y, p01.y), fminf(p10.y, p11.y)))) - 1);
+  const int ry1 = min(
+      a.size - 1, am::floor_to_int(bounded(fmaxf(fmaxf(p00.y, p01.y), fmaxf(p10.y, p11.y)))) + 2);
+  reach e{};
+  if (rx0 > rx1 || ry0 > ry1) return e;
+  // Resize taps are monotonic in the output index: the range's end taps bound the window.
+  const int wx0 = am::resize_source(rx0, a.scale, a.crop).i0;
+  const int wx1 = am::resize_source(rx1, a.scale, a.crop).i1;
+  const int wy0 = am::resize_source(ry0, a.scale, a.crop).i0;
+  const int wy1 = am::resize_source(ry1, a.scale, a.crop).i1;
+  const int gx = (left + wx0) & ~3;
+  const int bws = (left + wx1 + 1 - gx + 3) & ~3;
+  const int bh = wy1 - wy0 + 1;
+  if (rx1 - rx0 + 1 > tap_capacity || ry1 - ry0 + 1 > tap_capacity || bws * bh > box_words)
+    return e;
+  e.rx0 = rx0;
+  e.nx = rx1 - rx0 + 1;
+  e.ry0 = ry0;
+  e.ny = ry1 - ry0 + 1;
+  e.wy0 = wy0;
+  e.bh = bh;
+  e.bws = bws;
+  e.gx = gx;
+  e.x_origin = left - gx;
+  return e;
+}
+
+template <augment_interp Interp, typename Out>
+__global__ void __launch_bounds__(fast::threads, 6)
+    augment_fused_fast(const __grid_constant__ fused_args a) {
+  using namespace fast;
+  __shared__ __align__(16) float raw[channels * raw_plane];
+  __shared__ __align__(16) float rows[channels * rows_plane]; // the staged window first
+  auto* box = reinterpret_cast<std::uint32_t*>(rows);
+  __shared__ int4 tap_x[tap_capacity];
+  __shared__ int4 tap_y[tap_capacity];
+  __shared__ float2 row_terms[halo_h];
+  __shared__ reach shared_reach;
+
+  const int image = static_cast<int>(blockIdx.x) / a.tiles_per_image;
+  const int tile = static_cast<int>(blockIdx.x) - image * a.tiles_per_image;
+  const int tile_y = tile / a.tiles_x;
+  const int x0 = (tile - tile_y * a.tiles_x) * tw;
+  const int y0 = tile_y * th;
+  const augment_sample& sp = a.samples[image];
+  const float cos_a = sp.cos_a;
+  const float sin_a = sp.sin_a;
+  const int top = sp.top;
+  const int left = sp.left;
+  const int t = static_cast<int>(threadIdx.x);
+
+  if (t < 32) {
+    const reach e = tile_reach(a, x0, y0, cos_a, sin_a, left);
+    if (t == 0) shared_reach = e;
+  } else if (t - 32 < halo_h) {
+    const int i = t - 32;
+    const float d =
+        am::sub_rn(static_cast<float>(halo_coordinate(y0, i, radius, a.size)), a.centre);
+    row_terms[i] = make_float2(am::mul_rn(sin_a, d), am::mul_rn(cos_a, d));
+  }
+  float w[taps];
+#pragma unroll
+  for (int k = 0; k < taps; ++k) w[k] = sp.weights[k];
+  __syncthreads();
+  const reach e = shared_reach;
+
+  const std::size_t plane_bytes =
+      static_cast<std::size_t>(a.height) * static_cast<std::size_t>(a.width);
+  const std::uint8_t* image_in = a.input + static_cast<std::size_t>(image) * channels * plane_bytes;
+
+  // Tap tables and the window (4 bytes per load, 4 floats per store).
+  for (int i = t; i < e.nx; i += threads) {
+    const am::resize_tap tap = am::resize_source(e.rx0 + i, a.scale, a.crop);
+    tap_x[i] = make_int4(tap.i0 + e.x_origin, tap.i1 + e.x_origin, __float_as_int(tap.l1), 0);
+  }
+  for (int i = t; i < e.ny; i += threads) {
+    const am::resize_tap tap = am::resize_source(e.ry0 + i, a.scale, a.crop);
+    tap_y[i] =
+        make_int4((tap.i0 - e.wy0) * e.bws, (tap.i1 - e.wy0) * e.bws, __float_as_int(tap.l1), 0);
+  }
+  {
+    // Window pixel = one word, byte c = channel c: 4 bytes of each channel per load.
+    const int words = e.bws / 4;
+    const int lane = t % 8;
+    const std::uint8_t* plane = image_in + static_cast<std::size_t>(top + e.wy0) * a.width + e.gx;
+    for (int by = t / 8; by < e.bh; by += threads / 8) {
+      const auto* in =
+          reinterpret_cast<const std::uint32_t*>(plane + static_cast<std::size_t>(by) * a.width);
+      uint4* out = reinterpret_cast<uint4*>(box + by * e.bws);
+      for (int k = lane; k < words; k += 8) {
+        const std::uint32_t r = __ldg(in + k);
+        const std::uint32_t g = __ldg(in + plane_bytes / 4 + k);
+        const std::uint32_t b = __ldg(in + plane_bytes / 2 + k);
+        const std::uint32_t rg_lo = __byte_perm(r, g, 0x5140);
+        const std::uint32_t rg_hi = __byte_perm(r, g, 0x7362);
+        out[k] = make_uint4(__byte_perm(rg_lo, b, 0x0410), __byte_perm(rg_lo, b, 0x0532),
+                            __byte_perm(rg_hi, b, 0x0610), __byte_perm(rg_hi, b, 0x0732));
+      }
+    }
+  }
+  __syncthreads();
+
+  // Sample the halo: thread t owns halo column t % 38 and every 5th halo row from t / 38.
+  const auto n = static_cast<unsigned>(a.size);
+  // All channels of resized pixel (xr, yr), inside the output: from the window when tabulated,
+  // else from the uint8 input (same bits: lerp_bytes equals lerp on the converted bytes).
+  const auto resized = [&](int xr, int yr, float(&v)[channels]) {
+    const unsigned jx = static_cast<unsigned>(xr - e.rx0);
+    const unsigned jy = static_cast<unsigned>(yr - e.ry0);
+    if (jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny)) {
+      const int4 tx = tap_x[jx];
+      const int4 ty = tap_y[jy];
+      const float lx = __int_as_float(tx.z);
+      const float ly = __int_as_float(ty.z);
+      const int o00 = ty.x + tx.x;
+      const int o01 = ty.x + tx.y;
+      const int o10 = ty.y + tx.x;
+      const int o11 = ty.y + tx.y;
+      const std::uint32_t w00 = box[o00];
+      const std::uint32_t w01 = box[o01];
+      const std::uint32_t w10 = box[o10];
+      const std::uint32_t w11 = box[o11];
+#pragma unroll
+      for (int c = 0; c < channels; ++c) {
+        // Byte c of each word as 2^23 + byte (exact); lerp_bytes' arithmetic on them.
+        const auto sel = static_cast<std::uint32_t>(0x7440 + c);
+        const auto biased = [&](std::uint32_t word) {
+          return __uint_as_float(__byte_perm(word, 0x4B000000U, sel));
+        };
+        const auto lerp_biased = [](float b0, float b1, float t) {
+          return __fmaf_rn(t, __fsub_rn(b1, b0), __fsub_rn(b0, 8388608.0F));
+        };
+        v[c] = am::lerp(lerp_biased(biased(w00), biased(w01), lx),
+                        lerp_biased(biased(w10), biased(w11), lx), ly);
+      }
+    } else {
+      const am::resize_tap tx = am::resize_source(xr, a.scale, a.crop);
+      const am::resize_tap ty = am::resize_source(yr, a.scale, a.crop);
+      const int r0 = (top + ty.i0) * a.width + left;
+      const int r1 = (top + ty.i1) * a.width + left;
+#pragma unroll
+      for (int c = 0; c < channels; ++c) {
+        const std::uint8_t* plane = image_in + static_cast<std::size_t>(c) * plane_bytes;
+        const float upper = lerp_bytes(__ldg(plane + r0 + tx.i0), __ldg(plane + r0 + tx.i1), tx.l1);
+        const float lower = lerp_bytes(__ldg(plane + r1 + tx.i0), __ldg(plane + r1 + tx.i1), tx.l1);
+        v[c] = am::lerp(upper, lower, ty.l1);
+      }
+    }
+  };
+  constexpr int row_step = threads / halo_w; // 5
+  if (t < row_step * halo_w) {
+    const int hx = t % halo_w;
+    const int hy0 = t / halo_w;
+    const float dx =
+        am::sub_rn(static_cast<float>(halo_coordinate(x0, hx, radius, a.size)), a.centre);
+    const float cdx = am::mul_rn(cos_a, dx);
+    const float sdx = am::mul_rn(sin_a, dx);
+    for (int hy = hy0; hy < halo_h; hy += row_step) {
+      const float2 rt = row_terms[hy];
+      const float xs = am::add_rn(am::sub_rn(cdx, rt.x), a.centre);
+      const float ys = am::add_rn(am::add_rn(sdx, rt.y), a.centre);
+      float* dst = raw + hy * raw_stride + hx + 1;
+      float v[channels];
+      if constexpr (Interp == augment_interp::nearest) {
+        const int xr = am::round_to_int(xs);
+        const int yr = am::round_to_int(ys);
+        if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
+          resized(xr, yr, v);
+        } else {
+#pragma unroll
+          for (int c = 0; c < channels; ++c) v[c] = 0.0F;
+        }
+      } else {
+        const int xf = am::floor_to_int(xs);
+        const int yf = am::floor_to_int(ys);
+        const float fx = am::sub_rn(xs, static_cast<float>(xf));
+        const float fy = am::sub_rn(ys, static_cast<float>(yf));
+        float q[4][channels];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const int xr = xf + (k & 1);
+          const int yr = yf + (k >> 1);
+          if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
+            resized(xr, yr, q[k]);
+          } else {
+#pragma unroll
+            for (int c = 0; c < channels; ++c) q[k][c] = 0.0F;
+          }
+        }
+#pragma unroll
+        for (int c = 0; c < channels; ++c)
+          v[c] = am::lerp(am::lerp(q[0][c], q[1][c], fx), am::lerp(q[2][c], q[3][c], fx), fy);
+      }
+#pragma unroll
+      for (int c = 0; c < channels; ++c) dst[c * raw_plane] = v[c];
+    }
+  }
+  __syncthreads();
+  row_pass(raw, rows, w);
+  __syncthreads();
+
+  const std::size_t out_plane = static_cast<std::size_t>(a.size) * static_cast<std::size_t>(a.size);
+  Out* image_out =
+      static_cast<Out*>(a.out) + static_cast<std::size_t>(image) * channels * out_plane;
+  column_pass(rows, w, [&](int c, int ty, int tx, float4 v) {
+    const float m = a.mean[c];
+    const float s = a.inv_std[c];
+    v.x = am::mul_rn(am::sub_rn(v.x, m), s);
+    v.y = am::mul_rn(am::sub_rn(v.y, m), s);
+    v.z = am::mul_rn(am::sub_rn(v.z, m), s);
+    v.w = am::mul_rn(am::sub_rn(v.w, m), s);
+    Out* p = image_out + static_cast<std::size_t>(c) * out_plane +
+             static_cast<std::size_t>((y0 + ty) * a.size + x0 + tx);
+    store4(p, v, true, 4);
+  });
+}
+
+template <augment_interp Interp>
+fused_kernel pick_out_fast(dtype out) {
+  switch (out) {
+  case dtype::f16: return augment_fused_fast<Interp, __half>;
+  case dtype::bf16: return augment_fused_fast<Interp, __nv_bfloat16>;
+  case dtype::f32:
+  case dtype::f64: break;
+  }
+  return augment_fused_fast<Interp, float>;
+}
+
+} // namespace fastk
+
 template <int R, augment_interp Interp>
 fused_kernel pick_out(dtype out) {
   switch (out) {
@@ -357,6 +633,20 @@ void launch_augment_fused(const augment_shape& shape, const std::uint8_t* input,
   for (int c = 0; c < augment_max_channels; ++c) {
     a.mean[c] = shape.mean[c];
     a.inv_std[c] = shape.inv_std[c];
+  }
+  if (shape.channels == fast::channels && shape.radius == fast::radius &&
+      shape.resize % fast::tw == 0 && shape.width % 4 == 0) {
+    a.tiles_x = shape.resize / fast::tw;
+    a.tiles_per_image = a.tiles_x * (shape.resize / fast::th);
+    const long long blocks = static_cast<long long>(shape.batch) * a.tiles_per_image;
+    if (blocks > INT_MAX)
+      throw cuda_error(cudaErrorInvalidValue, "augment_fused: the batch needs too many blocks");
+    const fused_kernel kernel = shape.interp == augment_interp::nearest
+                                    ? fastk::pick_out_fast<augment_interp::nearest>(shape.out)
+                                    : fastk::pick_out_fast<augment_interp::bilinear>(shape.out);
+    kernel<<<static_cast<unsigned>(blocks), fast::threads, 0, s>>>(a);
+    GPUBENCH_CHECK_LAUNCH("augment_fused");
+    return;
   }
   const halo_shape hs(shape.radius);
   const int limit = max_dynamic_shared_bytes();

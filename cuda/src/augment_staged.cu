@@ -88,15 +88,24 @@ __global__ void augment_crop(const __grid_constant__ staged_args a,
   }
 }
 
-/// Op 3: bilinear resize of every crop, one thread per output pixel, channels in a loop.
-__global__ void augment_resize(const __grid_constant__ staged_args a,
-                               const float* __restrict__ cropped, float* __restrict__ resized) {
-  const int x = plane_x();
+/// Op 3: bilinear resize of every crop. A thread owns 4 adjacent outputs of one row (one 16-byte
+/// store when the row allows it) of every channel of one image; the taps are computed once.
+constexpr int resize_block_x = 64; ///< threads along x: 256 outputs
+constexpr int resize_block_y = 4;
+
+__global__ void __launch_bounds__(resize_block_x* resize_block_y, 4)
+    augment_resize(const __grid_constant__ staged_args a, const float* __restrict__ cropped,
+                   float* __restrict__ resized) {
+  const int x = 4 * static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = plane_y();
   if (x >= a.size || y >= a.size) return;
   const auto size = static_cast<std::size_t>(a.size);
   const std::size_t crop_px = static_cast<std::size_t>(a.crop) * static_cast<std::size_t>(a.crop);
-  const am::resize_tap tx = am::resize_source(x, a.scale, a.crop);
+  const int count = min(4, a.size - x);
+  const bool vector = a.size % 4 == 0 && count == 4;
+  am::resize_tap tx[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) tx[j] = am::resize_source(min(x + j, a.size - 1), a.scale, a.crop);
   const am::resize_tap ty = am::resize_source(y, a.scale, a.crop);
   for (std::size_t image = blockIdx.z; image < static_cast<std::size_t>(a.batch);
        image += gridDim.z)
@@ -105,10 +114,19 @@ __global__ void augment_resize(const __grid_constant__ staged_args a,
       const float* src = cropped + plane * crop_px;
       const float* r0 = src + static_cast<std::size_t>(ty.i0) * a.crop;
       const float* r1 = src + static_cast<std::size_t>(ty.i1) * a.crop;
-      const float upper = am::lerp(r0[tx.i0], r0[tx.i1], tx.l1);
-      const float lower = am::lerp(r1[tx.i0], r1[tx.i1], tx.l1);
-      resized[plane * size * size + static_cast<std::size_t>(y) * size + x] =
-          am::lerp(upper, lower, ty.l1);
+      float v[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const float upper = am::lerp(__ldg(r0 + tx[j].i0), __ldg(r0 + tx[j].i1), tx[j].l1);
+        const float lower = am::lerp(__ldg(r1 + tx[j].i0), __ldg(r1 + tx[j].i1), tx[j].l1);
+        v[j] = am::lerp(upper, lower, ty.l1);
+      }
+      float* dst = resized + plane * size * size + static_cast<std::size_t>(y) * size + x;
+      if (vector) {
+        *reinterpret_cast<float4*>(dst) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+        for (int j = 0; j < count; ++j) dst[j] = v[j];
+      }
     }
 }
 
@@ -214,6 +232,59 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
+/// Op 5, the default shape (3 channels, radius 3, side a multiple of 32): 32 x 32 tiles of all
+/// channels of one image, the same passes as the fused kernel's (fast:: in augment_device.cuh).
+__global__ void __launch_bounds__(fast::threads, 6)
+    augment_blur_fast(const __grid_constant__ staged_args a,
+                      const augment_sample* __restrict__ samples, const float* __restrict__ rotated,
+                      float* __restrict__ blurred, int tiles_x, int tiles_per_image) {
+  using namespace fast;
+  __shared__ __align__(16) float raw[channels * raw_plane];
+  __shared__ __align__(16) float rows[channels * rows_plane];
+  const int image = static_cast<int>(blockIdx.x) / tiles_per_image;
+  const int tile = static_cast<int>(blockIdx.x) - image * tiles_per_image;
+  const int tile_y = tile / tiles_x;
+  const int x0 = (tile - tile_y * tiles_x) * tw;
+  const int y0 = tile_y * th;
+  const int t = static_cast<int>(threadIdx.x);
+  float w[taps];
+#pragma unroll
+  for (int k = 0; k < taps; ++k) w[k] = samples[image].weights[k];
+  const auto size = static_cast<std::size_t>(a.size);
+  const std::size_t plane_px = size * size;
+  const float* src = rotated + static_cast<std::size_t>(image) * channels * plane_px;
+  // The tile's own columns, 16 bytes at a time (8 per halo row).
+  for (int i = t; i < channels * halo_h * (tw / 4); i += fast::threads) {
+    const int k = i % (tw / 4);
+    const int row = i / (tw / 4); // channel * halo_h + halo row
+    const int c = row / halo_h;
+    const int gy = halo_coordinate(y0, row - c * halo_h, radius, a.size);
+    const float4 v =
+        __ldg(reinterpret_cast<const float4*>(src + static_cast<std::size_t>(c) * plane_px +
+                                              static_cast<std::size_t>(gy) * size + x0 + 4 * k));
+    *reinterpret_cast<float4*>(raw + row * raw_stride + radius + 1 + 4 * k) = v;
+  }
+  // The border columns, reflected (3 on each side).
+  for (int i = t; i < channels * halo_h * 2 * radius; i += fast::threads) {
+    const int k = i % (2 * radius);
+    const int row = i / (2 * radius);
+    const int c = row / halo_h;
+    const int gy = halo_coordinate(y0, row - c * halo_h, radius, a.size);
+    const int hx = k < radius ? k : tw + k;
+    raw[row * raw_stride + hx + 1] =
+        __ldg(src + static_cast<std::size_t>(c) * plane_px + static_cast<std::size_t>(gy) * size +
+              halo_coordinate(x0, hx, radius, a.size));
+  }
+  __syncthreads();
+  row_pass(raw, rows, w);
+  __syncthreads();
+  float* dst = blurred + static_cast<std::size_t>(image) * channels * plane_px;
+  column_pass(rows, w, [&](int c, int ty, int tx, float4 v) {
+    *reinterpret_cast<float4*>(dst + static_cast<std::size_t>(c) * plane_px +
+                               static_cast<std::size_t>((y0 + ty) * a.size + x0 + tx)) = v;
+  });
+}
+
 /// Op 6: normalize and convert to the output type; 4 values per thread when rows allow it.
 template <typename Out>
 __global__ void augment_normalize(const __grid_constant__ staged_args a,
@@ -298,7 +369,13 @@ void launch_augment_staged(const augment_shape& shape, const std::uint8_t* input
   GPUBENCH_CHECK_LAUNCH("augment_crop");
   const dim3 per_image =
       plane_grid(shape.resize, shape.resize, static_cast<std::size_t>(shape.batch));
-  augment_resize<<<per_image, block, 0, s>>>(a, buffers.cropped, buffers.resized);
+  const dim3 resize_grid(
+      static_cast<unsigned>((shape.resize + 4 * resize_block_x - 1) / (4 * resize_block_x)),
+      static_cast<unsigned>((shape.resize + resize_block_y - 1) / resize_block_y),
+      static_cast<unsigned>(
+          std::min<std::size_t>(static_cast<std::size_t>(shape.batch), max_grid_z)));
+  augment_resize<<<resize_grid, dim3(resize_block_x, resize_block_y), 0, s>>>(a, buffers.cropped,
+                                                                              buffers.resized);
   GPUBENCH_CHECK_LAUNCH("augment_resize");
   if (shape.interp == augment_interp::nearest)
     augment_rotate<augment_interp::nearest>
@@ -307,7 +384,16 @@ void launch_augment_staged(const augment_shape& shape, const std::uint8_t* input
     augment_rotate<augment_interp::bilinear>
         <<<per_image, block, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
   GPUBENCH_CHECK_LAUNCH("augment_rotate");
-  if (shape.radius == 3)
+  if (shape.channels == fast::channels && shape.radius == fast::radius &&
+      shape.resize % fast::tw == 0) {
+    const int tiles_x = shape.resize / fast::tw;
+    const int tiles_per_image = tiles_x * (shape.resize / fast::th);
+    const auto blocks =
+        static_cast<unsigned>(static_cast<long long>(shape.batch) * tiles_per_image);
+    augment_blur_fast<<<blocks, fast::threads, 0, s>>>(a, samples, buffers.rotated, buffers.blurred,
+                                                       tiles_x, tiles_per_image);
+    GPUBENCH_CHECK_LAUNCH("augment_blur");
+  } else if (shape.radius == 3)
     launch_blur<3>(shape, a, samples, buffers.rotated, buffers.blurred, s);
   else
     launch_blur<-1>(shape, a, samples, buffers.rotated, buffers.blurred, s);
