@@ -265,3 +265,21 @@ TEST_CASE("augment: small shapes through every kernel path", "[augment][sanitize
   check_all(make(3, 5, 40, 50, 40, 37, 120, nearest, 3, dtype::bf16), pool);
   check_all(make(1, 2, 96, 96, 90, 30, 10, bilinear, 7, dtype::f32), pool);
 }
+
+TEST_CASE("augment: the fused fast path on a small shape", "[augment][sanitize]") {
+  // 3 channels, blur 7, output side a multiple of 32, input width a multiple of 4: the fast
+  // kernel (staged window, tabulated taps), 45 degrees so that some halo samples leave the image.
+  thread_pool pool;
+  check_all(make(2, 3, 72, 68, 40, 64, 45, nearest, 7, dtype::f32), pool);
+  check_all(make(2, 3, 72, 68, 40, 64, 45, bilinear, 7, dtype::f16), pool);
+  check_all(make(3, 3, 64, 64, 64, 32, 30, nearest, 7, dtype::bf16), pool);
+}
+
+TEST_CASE("augment: strong downscaling reads the input directly", "[augment][sanitize]") {
+  // A 200-pixel crop resized to 32: no tile's window fits in shared memory, so the fused kernels
+  // (the fast path and the generic one) sample the uint8 input; the staged rotate's box still fits.
+  thread_pool pool;
+  check_all(make(2, 3, 208, 204, 200, 32, 45, nearest, 7, dtype::f32), pool);
+  check_all(make(2, 3, 208, 204, 200, 32, 45, bilinear, 7, dtype::f32), pool);
+  check_all(make(2, 2, 208, 204, 200, 32, 45, bilinear, 5, dtype::f16), pool);
+}
