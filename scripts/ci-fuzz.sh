@@ -26,26 +26,36 @@ echo "ci-fuzz: built in $((SECONDS - start)) s"
 export ASAN_OPTIONS=detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 mkdir -p "$build/artifacts"
-summary=()
 for t in $targets; do
-  fuzzer=$build/${t}_fuzz
   regressions=$root/tests/fuzz/regressions/$t
   if [[ -d $regressions ]] && compgen -G "$regressions/*" >/dev/null; then
-    "$fuzzer" -runs=0 "$regressions"/* 2>"$build/$t-regressions.log" ||
+    "$build/${t}_fuzz" -runs=0 "$regressions"/* 2>"$build/$t-regressions.log" ||
       { cat "$build/$t-regressions.log"; echo "ci-fuzz: $t: a regression input fails" >&2; exit 1; }
   fi
-  # A scratch copy of the seed corpus: what the fuzzer learns stays out of the source tree.
+done
+
+# The targets fuzz side by side, each for FUZZ_SECONDS of wall time, from a scratch copy of its
+# seed corpus (what the fuzzer learns stays out of the source tree).
+declare -A pids
+for t in $targets; do
   work=$build/corpus-$t
   rm -rf "$work" && mkdir -p "$work" && cp "$root/tests/fuzz/corpus/$t"/* "$work"/
-  log=$build/$t.log
-  if ! "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
-    -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "$work" >"$log" 2>&1; then
-    tail -n 60 "$log"
+  "$build/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "$work" >"$build/$t.log" 2>&1 &
+  pids[$t]=$!
+done
+failed=0
+summary=()
+for t in $targets; do
+  if ! wait "${pids[$t]}"; then
+    tail -n 60 "$build/$t.log"
     echo "ci-fuzz: $t: crash or sanitizer finding; input kept in $build/artifacts/" >&2
-    exit 1
+    failed=1
+    continue
   fi
-  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$t.log")
   summary+=("$t: ${runs:-?} executions in ${seconds} s, 0 crashes")
 done
+[[ $failed -eq 0 ]] || exit 1
 printf 'ci-fuzz: %s\n' "${summary[@]}"
 echo "ci-fuzz: total $((SECONDS - start)) s"
