@@ -19,6 +19,7 @@ struct compare_args {
   std::string threshold = "5%";
   double alpha = 0.05;
   bool allow_device_mismatch = false;
+  std::string clock;
   std::string format = "table";
   std::string output_path;
 };
@@ -36,6 +37,7 @@ Examples:
   gpubench compare baseline.json new.json
   gpubench compare baseline.json new.json --threshold 10% --format md
   gpubench compare a100.json h200.json --allow-device-mismatch
+  gpubench compare baseline.json new.json --clock gpu      # ignore CPU-reference timings
 )";
 
 } // namespace
@@ -50,6 +52,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
   cmd->add_option("--alpha", args->alpha, "Significance level of the rank test (default 0.05)");
   cmd->add_flag("--allow-device-mismatch", args->allow_device_mismatch,
                 "Compare results measured on different GPU models");
+  cmd->add_option("--clock", args->clock,
+                  "Judge only measurements on this clock: gpu or host (default: both)");
   cmd->add_option("--format", args->format, "Output: table (default), md, json or csv");
   cmd->add_option("--output", args->output_path, "Also write the comparison as JSON to FILE");
   cmd->footer(std::string(compare_help) + exit_codes_help);
@@ -68,6 +72,9 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     opts.threshold = parse_percentage(args->threshold, "--threshold");
     opts.alpha = args->alpha;
     opts.allow_device_mismatch = args->allow_device_mismatch;
+    if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")
+      throw usage_error(fmt::format("--clock: '{}' is not gpu or host", args->clock));
+    opts.clock = args->clock;
     if (!args->output_path.empty()) check_output_path(args->output_path);
 
     const run_report base = load_report(args->base_path);

@@ -34,7 +34,11 @@ if [[ $run_status -ne 0 && $run_status -ne 1 ]]; then
   exit $run_status
 fi
 
-"$gpubench" compare "$baseline" "$out_dir/ci-smoke.json" --threshold "$threshold" \
+# Only GPU-clock measurements gate by default: CPU-reference timings on a shared runner drift by
+# 10-20% between identical runs (measured on an H200 host). CLOCK=all judges both.
+clock_args=(--clock "${CLOCK:-gpu}")
+[[ "${CLOCK:-gpu}" == all ]] && clock_args=()
+"$gpubench" compare "$baseline" "$out_dir/ci-smoke.json" --threshold "$threshold" "${clock_args[@]}" \
   --format md --output "$out_dir/compare.json" | tee "$out_dir/compare.md"
 compare_status=${PIPESTATUS[0]}
 

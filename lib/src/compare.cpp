@@ -366,6 +366,8 @@ comparison compare_reports(const run_report& base, const run_report& candidate,
                                     n.reason.empty() ? "" : " (" + n.reason + ")"));
     }
     for (const auto& bm : b.measurements) {
+      if (!opts.clock.empty() && opts.clock != (bm.clock == clock_kind::gpu ? "gpu" : "host"))
+        continue;
       const auto* nm = n.find(bm.name);
       if (nm == nullptr) {
         c.only_in_base.push_back(fmt::format("{}: {}", label, bm.name));
@@ -386,6 +388,8 @@ comparison compare_reports(const run_report& base, const run_report& candidate,
       c.rows.push_back(std::move(row));
     }
     for (const auto& nm : n.measurements) {
+      if (!opts.clock.empty() && opts.clock != (nm.clock == clock_kind::gpu ? "gpu" : "host"))
+        continue;
       if (b.find(nm.name) == nullptr)
         c.only_in_new.push_back(fmt::format("{}: {}", label, nm.name));
     }

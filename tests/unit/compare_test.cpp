@@ -310,3 +310,28 @@ TEST_CASE("thresholds are percentages", "[compare]") {
   CHECK_THROWS_WITH(gpubench::parse_percentage("-1%", "--threshold"), Contains("'-1%'"));
   CHECK_THROWS_WITH(gpubench::parse_percentage("", "--threshold"), Contains("''"));
 }
+
+TEST_CASE("--clock gpu judges only GPU-clock measurements", "[compare]") {
+  const auto seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  gpubench::run_report base;
+  base.devices = {gpu(0, "NVIDIA H200")};
+  base.results = {
+      vecadd_result(1000, 0, timings(rng, 15, 1e-4, 0.01), timings(rng, 15, 1e-3, 0.01))};
+  base.results[0].measurements[1].clock = gpubench::clock_kind::host; // stands in for the CPU
+  auto slower_host = base;
+  slower_host.results[0].measurements[1].samples =
+      scaled(base.results[0].measurements[1].samples, 1.2);
+
+  const auto all = gpubench::compare_reports(base, slower_host, {});
+  CHECK(all.rows.size() == 2);
+  CHECK(gpubench::exit_code_for(all) == 1);
+
+  gpubench::compare_options gpu_only;
+  gpu_only.clock = "gpu";
+  const auto gated = gpubench::compare_reports(base, slower_host, gpu_only);
+  REQUIRE(gated.rows.size() == 1);
+  CHECK(gated.rows[0].measurement == "kernel");
+  CHECK(gpubench::exit_code_for(gated) == 0);
+}

@@ -42,6 +42,9 @@ struct compare_options {
   double threshold = 0.05; ///< relative change of the median that matters (fraction)
   double alpha = 0.05;     ///< significance level of the rank test
   bool allow_device_mismatch = false;
+  /// Only judge measurements on this clock ("gpu" or "host"); empty judges all. Host timings of
+  /// a shared machine drift by 10-20% between runs, so CI gates usually judge the GPU clock.
+  std::string clock;
 };
 
 /// Decides one measurement from its raw samples (seconds, lower is better):
