@@ -51,40 +51,47 @@ __global__ void augment_to_float(const std::uint8_t* __restrict__ in, float* __r
     out[i] = static_cast<float>(in[i]);
 }
 
-// Ops 2 to 4 and 6 use 64 x 4 thread blocks over (x, y) of one plane or image, blockIdx.z (striding
-// by gridDim.z) over planes or images: no per-element integer division.
-constexpr int block_x = 64;
-constexpr int block_y = 4;
+// Ops 2 to 4 and 6 use 2D thread blocks over (x, y) of one plane or image, blockIdx.z (striding by
+// gridDim.z) over planes or images: no per-element integer division. Offsets within a plane fit
+// in int (resize <= 8192).
 constexpr unsigned max_grid_z = 65535;
 
-dim3 plane_grid(int w, int h, std::size_t planes) {
-  return {static_cast<unsigned>((w + block_x - 1) / block_x),
-          static_cast<unsigned>((h + block_y - 1) / block_y),
-          static_cast<unsigned>(std::min<std::size_t>(planes, max_grid_z))};
-}
-
-__device__ __forceinline__ int plane_x() {
-  return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-}
 __device__ __forceinline__ int plane_y() {
   return static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
 }
 
-/// Op 2: each sample's crop window.
-__global__ void augment_crop(const __grid_constant__ staged_args a,
-                             const augment_sample* __restrict__ samples,
-                             const float* __restrict__ full, float* __restrict__ cropped) {
-  const int x = plane_x();
+/// Op 2: each sample's crop window. A thread owns 4 adjacent outputs of one row (one 16-byte store
+/// when the rows allow it) in every channel of one image: 4 loads per channel in flight.
+constexpr int crop_block_x = 32; ///< threads along x: 128 outputs
+constexpr int crop_block_y = 8;
+
+__global__ void __launch_bounds__(crop_block_x* crop_block_y)
+    augment_crop(const __grid_constant__ staged_args a, const augment_sample* __restrict__ samples,
+                 const float* __restrict__ full, float* __restrict__ cropped) {
+  const int x = 4 * static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = plane_y();
   if (x >= a.crop || y >= a.crop) return;
-  const std::size_t planes = static_cast<std::size_t>(a.batch) * a.channels;
+  const int count = min(4, a.crop - x);
+  const bool vector = a.crop % 4 == 0;
   const std::size_t crop_px = static_cast<std::size_t>(a.crop) * static_cast<std::size_t>(a.crop);
-  for (std::size_t plane = blockIdx.z; plane < planes; plane += gridDim.z) {
-    const augment_sample& sp =
-        samples[static_cast<unsigned>(plane) / static_cast<unsigned>(a.channels)];
-    cropped[plane * crop_px + static_cast<std::size_t>(y) * a.crop + x] =
-        full[(plane * a.height + static_cast<std::size_t>(sp.top + y)) * a.width +
-             static_cast<std::size_t>(sp.left + x)];
+  const std::size_t in_px = static_cast<std::size_t>(a.height) * static_cast<std::size_t>(a.width);
+  for (std::size_t image = blockIdx.z; image < static_cast<std::size_t>(a.batch);
+       image += gridDim.z) {
+    const augment_sample& sp = samples[image];
+    const float* in = full + image * a.channels * in_px +
+                      static_cast<std::size_t>(sp.top + y) * a.width +
+                      static_cast<std::size_t>(sp.left + x);
+    float* out = cropped + image * a.channels * crop_px + static_cast<std::size_t>(y) * a.crop + x;
+    for (int c = 0; c < a.channels; ++c) {
+      const float* ic = in + c * in_px;
+      float* oc = out + c * crop_px;
+      if (vector) {
+        *reinterpret_cast<float4*>(oc) =
+            make_float4(__ldg(ic), __ldg(ic + 1), __ldg(ic + 2), __ldg(ic + 3));
+      } else {
+        for (int j = 0; j < count; ++j) oc[j] = __ldg(ic + j);
+      }
+    }
   }
 }
 
@@ -130,42 +137,88 @@ __global__ void __launch_bounds__(resize_block_x* resize_block_y, 4)
     }
 }
 
-/// Op 4: rotation, one thread per output pixel, channels in a loop.
+/// Op 4: rotation. A warp covers 8 x 4 patches of outputs rather than 32 pixels of one row: at any
+/// angle its source pixels then lie in a compact region (at 45 degrees about half the 32-byte
+/// sectors of a row's diagonal), so the gathers cost fewer L1 wavefronts. A block is 4 x 2 warps
+/// over a 32 x 32 output tile: each thread owns 4 outputs 8 rows apart, every channel, and issues
+/// a channel's 4 gathers together.
+constexpr int rotate_patch_w = 8;
+constexpr int rotate_patch_h = 4;
+constexpr int rotate_tile_w = 4 * rotate_patch_w; // 32
+constexpr int rotate_step = 2 * rotate_patch_h;   // 8 rows between a thread's outputs
+constexpr int rotate_per_thread = 4;
+constexpr int rotate_tile_h = rotate_step * rotate_per_thread; // 32
+
 template <augment_interp Interp>
-__global__ void augment_rotate(const __grid_constant__ staged_args a,
-                               const augment_sample* __restrict__ samples,
-                               const float* __restrict__ resized, float* __restrict__ rotated) {
-  const int x = plane_x();
-  const int y = plane_y();
+__global__ void __launch_bounds__(rotate_tile_w* rotate_step)
+    augment_rotate(const __grid_constant__ staged_args a,
+                   const augment_sample* __restrict__ samples, const float* __restrict__ resized,
+                   float* __restrict__ rotated) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int x = static_cast<int>(blockIdx.x) * rotate_tile_w + (warp % 4) * rotate_patch_w +
+                lane % rotate_patch_w;
+  const int y_first = static_cast<int>(blockIdx.y) * rotate_tile_h + (warp / 4) * rotate_patch_h +
+                      lane / rotate_patch_w;
   const int s = a.size;
-  if (x >= s || y >= s) return;
+  if (x >= s || y_first >= s) return;
   const auto size = static_cast<std::size_t>(s);
   const std::size_t plane_px = size * size;
-  const auto at = [&](const float* src, int xr, int yr) {
-    return (static_cast<unsigned>(xr) < static_cast<unsigned>(s) &&
-            static_cast<unsigned>(yr) < static_cast<unsigned>(s))
-               ? src[static_cast<std::size_t>(yr) * size + static_cast<std::size_t>(xr)]
-               : 0.0F;
+  const auto inside = [&](int xr, int yr) {
+    return static_cast<unsigned>(xr) < static_cast<unsigned>(s) &&
+           static_cast<unsigned>(yr) < static_cast<unsigned>(s);
   };
   for (std::size_t image = blockIdx.z; image < static_cast<std::size_t>(a.batch);
        image += gridDim.z) {
     const augment_sample& sp = samples[image];
-    const am::point2 p = am::rotation_source(x, y, a.centre, a.centre, sp.cos_a, sp.sin_a);
-    for (int c = 0; c < a.channels; ++c) {
-      const std::size_t plane = image * a.channels + c;
-      const float* src = resized + plane * plane_px;
-      float v = 0;
+    const float cos_a = sp.cos_a;
+    const float sin_a = sp.sin_a;
+    // Per output: the plane offset of each tap (-1: outside the image, reads 0) and the weights.
+    int off[rotate_per_thread][Interp == augment_interp::nearest ? 1 : 4];
+    float fx[rotate_per_thread];
+    float fy[rotate_per_thread];
+    bool valid[rotate_per_thread];
+#pragma unroll
+    for (int r = 0; r < rotate_per_thread; ++r) {
+      const int y = y_first + r * rotate_step;
+      valid[r] = y < s;
+      const am::point2 p = am::rotation_source(x, y, a.centre, a.centre, cos_a, sin_a);
       if constexpr (Interp == augment_interp::nearest) {
-        v = at(src, am::round_to_int(p.x), am::round_to_int(p.y));
+        const int xr = am::round_to_int(p.x);
+        const int yr = am::round_to_int(p.y);
+        off[r][0] = inside(xr, yr) ? yr * s + xr : -1;
+        fx[r] = fy[r] = 0.0F;
       } else {
         const int x0 = am::floor_to_int(p.x);
         const int y0 = am::floor_to_int(p.y);
-        const float fx = am::sub_rn(p.x, static_cast<float>(x0));
-        const float fy = am::sub_rn(p.y, static_cast<float>(y0));
-        v = am::lerp(am::lerp(at(src, x0, y0), at(src, x0 + 1, y0), fx),
-                     am::lerp(at(src, x0, y0 + 1), at(src, x0 + 1, y0 + 1), fx), fy);
+        fx[r] = am::sub_rn(p.x, static_cast<float>(x0));
+        fy[r] = am::sub_rn(p.y, static_cast<float>(y0));
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const int xr = x0 + (k & 1);
+          const int yr = y0 + (k >> 1);
+          off[r][k] = inside(xr, yr) ? yr * s + xr : -1;
+        }
       }
-      rotated[plane * plane_px + static_cast<std::size_t>(y) * size + x] = v;
+    }
+    for (int c = 0; c < a.channels; ++c) {
+      const std::size_t plane = image * a.channels + c;
+      const float* src = resized + plane * plane_px;
+      const auto at = [&](int o) { return o >= 0 ? __ldg(src + o) : 0.0F; };
+      float v[rotate_per_thread];
+#pragma unroll
+      for (int r = 0; r < rotate_per_thread; ++r) {
+        if constexpr (Interp == augment_interp::nearest) {
+          v[r] = at(off[r][0]);
+        } else {
+          v[r] = am::lerp(am::lerp(at(off[r][0]), at(off[r][1]), fx[r]),
+                          am::lerp(at(off[r][2]), at(off[r][3]), fx[r]), fy[r]);
+        }
+      }
+      float* dst = rotated + plane * plane_px + static_cast<std::size_t>(y_first) * size + x;
+#pragma unroll
+      for (int r = 0; r < rotate_per_thread; ++r)
+        if (valid[r]) dst[static_cast<std::size_t>(r) * rotate_step * size] = v[r];
     }
   }
 }
@@ -363,12 +416,14 @@ void launch_augment_staged(const augment_shape& shape, const std::uint8_t* input
 
   augment_to_float<<<grid_for((in_n + 3) / 4, threads), threads, 0, s>>>(input, buffers.full, in_n);
   GPUBENCH_CHECK_LAUNCH("augment_to_float");
-  const dim3 block(block_x, block_y);
-  augment_crop<<<plane_grid(shape.crop, shape.crop, images), block, 0, s>>>(
-      a, samples, buffers.full, buffers.cropped);
+  const dim3 crop_grid(
+      static_cast<unsigned>((shape.crop + 4 * crop_block_x - 1) / (4 * crop_block_x)),
+      static_cast<unsigned>((shape.crop + crop_block_y - 1) / crop_block_y),
+      static_cast<unsigned>(
+          std::min<std::size_t>(static_cast<std::size_t>(shape.batch), max_grid_z)));
+  augment_crop<<<crop_grid, dim3(crop_block_x, crop_block_y), 0, s>>>(a, samples, buffers.full,
+                                                                      buffers.cropped);
   GPUBENCH_CHECK_LAUNCH("augment_crop");
-  const dim3 per_image =
-      plane_grid(shape.resize, shape.resize, static_cast<std::size_t>(shape.batch));
   const dim3 resize_grid(
       static_cast<unsigned>((shape.resize + 4 * resize_block_x - 1) / (4 * resize_block_x)),
       static_cast<unsigned>((shape.resize + resize_block_y - 1) / resize_block_y),
@@ -377,12 +432,17 @@ void launch_augment_staged(const augment_shape& shape, const std::uint8_t* input
   augment_resize<<<resize_grid, dim3(resize_block_x, resize_block_y), 0, s>>>(a, buffers.cropped,
                                                                               buffers.resized);
   GPUBENCH_CHECK_LAUNCH("augment_resize");
+  const dim3 rotate_grid(static_cast<unsigned>((shape.resize + rotate_tile_w - 1) / rotate_tile_w),
+                         static_cast<unsigned>((shape.resize + rotate_tile_h - 1) / rotate_tile_h),
+                         static_cast<unsigned>(std::min<std::size_t>(
+                             static_cast<std::size_t>(shape.batch), max_grid_z)));
+  const dim3 rotate_block(rotate_tile_w * rotate_step);
   if (shape.interp == augment_interp::nearest)
     augment_rotate<augment_interp::nearest>
-        <<<per_image, block, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
+        <<<rotate_grid, rotate_block, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
   else
     augment_rotate<augment_interp::bilinear>
-        <<<per_image, block, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
+        <<<rotate_grid, rotate_block, 0, s>>>(a, samples, buffers.resized, buffers.rotated);
   GPUBENCH_CHECK_LAUNCH("augment_rotate");
   if (shape.channels == fast::channels && shape.radius == fast::radius &&
       shape.resize % fast::tw == 0) {
