@@ -70,6 +70,8 @@ outcome run_all(const augment_config& cfg, thread_pool& pool) {
     GPUBENCH_CUDA_TRY(cudaMemset(b->data(), 0xFF, b->bytes()));
   GPUBENCH_CUDA_TRY(cudaMemset(d_staged.data(), 0xFF, out_bytes));
   GPUBENCH_CUDA_TRY(cudaMemset(d_fused.data(), 0xFF, out_bytes));
+  // Legacy-stream copies and memsets do not order work on non-blocking streams: wait for them.
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
   const cuda::stream s;
   cuda::launch_augment_staged(
       shape, d_in.data(), d_samples.data(),

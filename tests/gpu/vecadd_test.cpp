@@ -41,6 +41,9 @@ verification run_and_check(cuda::vecadd_kernel k, dtype t, std::size_t n, std::s
   GPUBENCH_CUDA_TRY(cudaMemcpy(da.data(), a.data(), total * size, cudaMemcpyHostToDevice));
   GPUBENCH_CUDA_TRY(cudaMemcpy(db.data(), b.data(), total * size, cudaMemcpyHostToDevice));
   GPUBENCH_CUDA_TRY(cudaMemset(dc.data(), 0xFF, total * size)); // poison: NaN in every type
+  // The copies and the memset above ran on the legacy stream, which does not order work on the
+  // non-blocking stream `s`: wait for them before launching there.
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
   const cuda::vecadd_launch cfg{k, t, 256, grid};
   cuda::launch_vecadd(cfg, da.data() + offset_a * size, db.data() + offset_a * size,
                       dc.data() + offset_c * size, n, s.get());
