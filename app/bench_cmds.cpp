@@ -36,6 +36,7 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
     }
     add_common_options(*sub, cmd.opts, cmd.device_spec);
     sub->callback([&cmd, &state] {
+      state.cpu_only_applies = cmd.bench->supports_cpu_only;
       finish_common_options(cmd.opts, cmd.device_spec);
       param_values values;
       for (const auto& [name, opt] : cmd.options)

@@ -10,6 +10,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -134,6 +135,11 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
 }
 
 int emit_report(const run_report& report, const common_options& opts) {
+  // Points that did not run are in the report, but a person watching stderr should hear of them.
+  for (const auto& r : report.results)
+    if (r.status == result_status::skipped || r.status == result_status::error)
+      std::fprintf(stderr, "gpubench: %s point %s: %s\n", r.benchmark.c_str(),
+                   std::string(to_string(r.status)).c_str(), r.reason.c_str());
   // The file first: it is the complete record, and stdout may be a closed pipe.
   if (!opts.output_path.empty())
     write_file_atomically(opts.output_path, to_json(report).dump(2) + "\n");

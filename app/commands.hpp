@@ -14,6 +14,8 @@ namespace gpubench::app {
 struct cli_state {
   std::vector<std::string> argv;
   int exit_code = 0;
+  /// Whether the chosen subcommand has a --cpu-only mode to suggest when no GPU is usable.
+  bool cpu_only_applies = false;
 };
 
 /// Adds --device --format --output --warmup ... (design section 2) to `cmd`, bound to `opts`;

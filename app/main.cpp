@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Error: %s\n", e.what());
     return exit_code::usage;
   } catch (const cuda::no_device_error& e) {
-    std::fprintf(stderr, "Error: %s. Use --cpu-only to run the CPU reference alone.\n", e.what());
+    std::fprintf(stderr, "Error: %s.%s\n", e.what(),
+                 state.cpu_only_applies ? " Use --cpu-only to run the CPU reference alone." : "");
     return exit_code::no_device;
   } catch (const cuda::cuda_error& e) {
     std::fprintf(stderr, "Error: CUDA: %s\n", e.what());

@@ -42,6 +42,7 @@ void add_run_command(CLI::App& app, cli_state& state) {
   cmd->footer(std::string(run_examples) + exit_codes_help);
 
   cmd->callback([cmd, args, &state] {
+    state.cpu_only_applies = true; // run files accept --cpu-only (CPU references alone)
     const run_file file = load_run_file(args->path, all_benchmarks());
     const auto given = [cmd](std::string_view name) {
       const CLI::Option* o = cmd->get_option_no_throw(std::string(name));

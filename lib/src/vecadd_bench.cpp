@@ -285,8 +285,8 @@ benchmark make_vecadd_benchmark() {
        "vectorized kernel's grid: vectors (one 16-byte vector per thread), device (fill every SM "
        "once, then loop) or a block count",
        "vectors", false},
-      {"chunks", "pieces of the overlapped end-to-end path", "16", false},
-      {"streams", "streams the overlapped path spreads its chunks over", "4", false},
+      {"chunks", "pieces of the overlapped end-to-end path", "8", false},
+      {"streams", "streams the overlapped path spreads its chunks over", "2", false},
   };
   b.plan = plan_vecadd;
   b.run_point = run_vecadd_point;
