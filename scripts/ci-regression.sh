@@ -17,7 +17,7 @@ baseline=$1
 out_dir=${2:-ci-out}
 root=$(cd "$(dirname "$0")/.." && pwd)
 config=${CONFIG:-$root/configs/ci-smoke.json}
-threshold=${THRESHOLD:-5%}
+threshold=${THRESHOLD:-10%}
 gpubench=${GPUBENCH:-$(command -v gpubench || echo "$root/build/app/gpubench")}
 
 if [[ ! -r $baseline ]]; then

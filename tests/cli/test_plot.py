@@ -10,9 +10,9 @@ SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
                             os.path.join(os.path.dirname(__file__), "..", ".."))
 PLOT = os.path.join(SOURCE_DIR, "scripts", "plot.py")
 DATA = os.path.join(SOURCE_DIR, "tests", "data")
-# Real H200 results are preferred when present; the synthetic file stands in until then.
+# Real results measured on an NVIDIA H200 (copies of docs/results/h200-2026-11-29/ files).
 H200_FILES = sorted(os.path.join(DATA, f) for f in os.listdir(DATA)
-                    if f.endswith(".json") and "h200" in f)
+                    if f.endswith(".json") and f.startswith("h200-"))
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FIGURES = ["vecadd-bandwidth", "vecadd-transfers", "augment-throughput", "pipeline-steps"]
 
@@ -52,12 +52,12 @@ class Plot(unittest.TestCase):
                          sorted(os.path.join(out, n + e) for n in FIGURES for e in (".png", ".svg")))
 
     def test_png_only_without_svg(self):
-        proc = plot(H200_FILES[0], "--out", self.tmp.name)
+        proc = plot(*H200_FILES, "--out", self.tmp.name)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(sorted(os.listdir(self.tmp.name)), sorted(n + ".png" for n in FIGURES))
 
     def test_only_what_the_file_holds_is_drawn(self):
-        with open(H200_FILES[0], encoding="utf-8") as f:
+        with open(next(f for f in H200_FILES if "augment" in f), encoding="utf-8") as f:
             doc = json.load(f)
         doc["results"] = [r for r in doc["results"] if r["benchmark"] == "augment"]
         path = os.path.join(self.tmp.name, "augment.json")
