@@ -11,8 +11,12 @@
 
 namespace gpubench {
 
+namespace detail {
+extern const char* const git_revision_text; // generated at build time (git_revision.cpp)
+} // namespace detail
+
 std::string version_string() { return GPUBENCH_VERSION; }
-std::string git_revision() { return GPUBENCH_GIT_REVISION; }
+std::string git_revision() { return detail::git_revision_text; }
 
 std::string utc_timestamp_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
