@@ -232,14 +232,6 @@ std::vector<json> plan_augment(const param_values& v, const common_options& opts
 
 // ---- one point ------------------------------------------------------------------------------
 
-void add_peak_fractions(measurement& m, const device_record& dev) {
-  const auto bps = m.rates.find("bytes_per_s");
-  if (bps == m.rates.end()) return;
-  m.rates["fraction_of_theoretical_peak"] = bps->get<double>() / dev.info.peak_bytes_per_s();
-  if (dev.d2d_bytes_per_s)
-    m.rates["fraction_of_measured_peak"] = bps->get<double>() / *dev.d2d_bytes_per_s;
-}
-
 float output_as_float(dtype t, const std::byte* p, std::size_t i) {
   std::uint16_t h = 0;
   switch (t) {

@@ -47,43 +47,17 @@ std::vector<int> int_list(const param_values& v, const char* name, std::uint64_t
   return out;
 }
 
-std::vector<std::string> words(const std::string& text, const char* option,
-                               const std::vector<std::string>& allowed,
-                               const std::vector<std::string>& all) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (true) {
-    const auto comma = text.find(',', pos);
-    const std::string w =
-        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (w == "all") {
-      out.insert(out.end(), all.begin(), all.end());
-    } else if (std::find(allowed.begin(), allowed.end(), w) == allowed.end()) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw usage_error(fmt::format("--{}: '{}' is not one of {} (or all)", option, w, list));
-    } else {
-      out.push_back(w);
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  std::vector<std::string> unique;
-  for (auto& w : out)
-    if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(w);
-  return unique;
-}
-
 const std::vector<std::string> gpu_modes{"serial", "streams", "graph"};
 
 std::vector<json> plan_pipeline(const param_values& v, const common_options& opts) {
   (void)opts; // --cpu-only is refused by the runner (supports_cpu_only = false)
   const auto scenarios =
-      words(value_of(v, "scenario"), "scenario", {"augment-train", "encoder-decoder"},
-            {"augment-train", "encoder-decoder"});
+      parse_word_list(value_of(v, "scenario"), "scenario", {"augment-train", "encoder-decoder"},
+                      {"augment-train", "encoder-decoder"});
   const std::string& mode_text = value_of(v, "mode");
-  const auto modes = words(mode_text, "mode", {"serial", "streams", "graph", "cpu-augment"},
-                           {"serial", "streams", "graph", "cpu-augment"});
+  const auto modes =
+      parse_word_list(mode_text, "mode", {"serial", "streams", "graph", "cpu-augment"},
+                      {"serial", "streams", "graph", "cpu-augment"});
   const bool explicit_cpu = mode_text.find("cpu-augment") != std::string::npos;
   if (explicit_cpu &&
       std::find(scenarios.begin(), scenarios.end(), "augment-train") == scenarios.end())

@@ -32,6 +32,14 @@ void verification::merge(const verification& other, const std::string& label) {
   details[label] = std::move(d);
 }
 
+void add_peak_fractions(measurement& m, const device_record& dev) {
+  const auto bps = m.rates.find("bytes_per_s");
+  if (bps == m.rates.end()) return;
+  m.rates["fraction_of_theoretical_peak"] = bps->get<double>() / dev.info.peak_bytes_per_s();
+  if (dev.d2d_bytes_per_s)
+    m.rates["fraction_of_measured_peak"] = bps->get<double>() / *dev.d2d_bytes_per_s;
+}
+
 std::string_view to_string(result_status s) noexcept {
   switch (s) {
   case result_status::ok: return "ok";

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -144,6 +145,33 @@ std::vector<double> parse_number_list(std::string_view text, std::string_view op
     if (out.size() >= max_list_values)
       bad(option, text, fmt::format("has more than {} values", max_list_values));
     out.push_back(v);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> parse_word_list(std::string_view text, std::string_view option,
+                                         const std::vector<std::string>& allowed,
+                                         const std::vector<std::string>& all) {
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& w) {
+    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  };
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', pos);
+    const std::string word(trim(
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
+    if (word == "all" || (word == "both" && allowed.size() == 2)) {
+      for (const auto& w : all.empty() ? allowed : all) add(w);
+    } else if (std::find(allowed.begin(), allowed.end(), word) != allowed.end()) {
+      add(word);
+    } else {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      bad(option, word, fmt::format("is not one of {} (or all)", list));
+    }
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
   }

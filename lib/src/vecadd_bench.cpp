@@ -21,31 +21,6 @@ namespace {
 
 constexpr std::uint64_t max_elements = std::uint64_t{1} << 36U;
 
-std::vector<std::string> split_words(const std::string& text, const char* option,
-                                     const std::vector<std::string>& allowed) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (true) {
-    const auto comma = text.find(',', pos);
-    std::string w = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (w == "all" || w == "both") {
-      out.insert(out.end(), allowed.begin(), allowed.end());
-    } else if (std::find(allowed.begin(), allowed.end(), w) == allowed.end()) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw usage_error(fmt::format("--{}: '{}' is not one of {} (or all)", option, w, list));
-    } else {
-      out.push_back(w);
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  std::vector<std::string> unique;
-  for (auto& w : out)
-    if (std::find(unique.begin(), unique.end(), w) == unique.end()) unique.push_back(w);
-  return unique;
-}
-
 std::uint64_t single_size(const param_values& v, const char* name, std::uint64_t lo,
                           std::uint64_t hi) {
   const auto x = parse_size(value_of(v, name), name);
@@ -59,9 +34,9 @@ std::vector<json> plan_vecadd(const param_values& v, const common_options& opts)
   for (const auto n : sizes)
     if (n == 0 || n > max_elements)
       throw usage_error(fmt::format("--n: {} is out of range (1 to 2^36 elements)", n));
-  const auto types = split_words(value_of(v, "dtype"), "dtype", {"f32", "f64", "f16", "bf16"});
-  const auto kernels = split_words(value_of(v, "kernel"), "kernel", {"seed", "vectorized"});
-  const auto memories = split_words(value_of(v, "memory"), "memory", {"pinned", "pageable"});
+  const auto types = parse_word_list(value_of(v, "dtype"), "dtype", {"f32", "f64", "f16", "bf16"});
+  const auto kernels = parse_word_list(value_of(v, "kernel"), "kernel", {"seed", "vectorized"});
+  const auto memories = parse_word_list(value_of(v, "memory"), "memory", {"pinned", "pageable"});
   const auto blocks = parse_size_list(value_of(v, "block"), "block");
   for (const auto b : blocks)
     if (b < 32 || b > 1024 || b % 32 != 0)
@@ -106,14 +81,6 @@ std::vector<std::size_t> chunk_bounds(std::size_t n, std::size_t chunks) {
   }
   b.push_back(n);
   return b;
-}
-
-void add_peak_fractions(measurement& m, const device_record& dev) {
-  const auto bps = m.rates.find("bytes_per_s");
-  if (bps == m.rates.end()) return;
-  m.rates["fraction_of_theoretical_peak"] = bps->get<double>() / dev.info.peak_bytes_per_s();
-  if (dev.d2d_bytes_per_s)
-    m.rates["fraction_of_measured_peak"] = bps->get<double>() / *dev.d2d_bytes_per_s;
 }
 
 result run_vecadd_point(const json& point, run_context& ctx) {

@@ -65,3 +65,16 @@ TEST_CASE("sizes format compactly", "[sizes]") {
   CHECK(format_size(268435456) == "2^28");
   CHECK(format_size(1536) == "1536");
 }
+
+TEST_CASE("word lists accept all and both, keep order and drop duplicates", "[sizes]") {
+  using W = std::vector<std::string>;
+  const W kinds{"seed", "vectorized"};
+  CHECK(parse_word_list("seed", "kernel", kinds) == W{"seed"});
+  CHECK(parse_word_list("all", "kernel", kinds) == kinds);
+  CHECK(parse_word_list("both", "kernel", kinds) == kinds);
+  CHECK(parse_word_list("vectorized,seed,vectorized", "kernel", kinds) == W{"vectorized", "seed"});
+  CHECK(parse_word_list("all", "mode", {"a", "b", "c"}, {"a", "b"}) == W{"a", "b"});
+  CHECK_THROWS_WITH(parse_word_list("fast", "kernel", kinds),
+                    Catch::Contains("--kernel: 'fast' is not one of seed, vectorized (or all)"));
+  CHECK_THROWS_AS(parse_word_list("both", "mode", {"a", "b", "c"}), usage_error);
+}

@@ -87,6 +87,10 @@ struct run_report {
   std::vector<result> results;
 };
 
+/// Adds the measurement's bandwidth as fractions of `dev`'s theoretical peak and, when measured,
+/// of its D2D copy peak (rates fraction_of_theoretical_peak, fraction_of_measured_peak).
+void add_peak_fractions(measurement& m, const device_record& dev);
+
 nlohmann::json to_json(const run_report& r);
 nlohmann::json to_json(const measurement& m);
 

@@ -2,6 +2,7 @@
 // Sizes as people write them: 10000000, 10M (10^6), 1Mi (2^20), 2^28; lists 1M,10M; ranges
 // 1M:1G:x4 (geometric) and 0:1000:100 (arithmetic), both inclusive of the end when it is hit.
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,13 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_vi
 
 /// Parses a comma-separated list of finite numbers (no ranges). Throws usage_error.
 std::vector<double> parse_number_list(std::string_view text, std::string_view option);
+
+/// Parses a comma-separated list of words, each one of `allowed`; "all" (and "both" when two are
+/// allowed) expands to `all` (default: `allowed`). Duplicates are dropped, order kept. Throws
+/// usage_error naming the option and the accepted words.
+std::vector<std::string> parse_word_list(std::string_view text, std::string_view option,
+                                         const std::vector<std::string>& allowed,
+                                         const std::vector<std::string>& all = {});
 
 /// Formats a size compactly: 10000000 -> "10M", 268435456 -> "2^28", 1536 -> "1536".
 std::string format_size(std::uint64_t n);
