@@ -55,6 +55,21 @@ sampling_outcome sample_until_stable(const measure_options& opts,
   return out;
 }
 
+namespace {
+measurement from_samples(std::string name, clock_kind clock, sampling_outcome outcome,
+                         work_counts work, bool cold) {
+  measurement m;
+  m.name = std::move(name);
+  m.clock = clock;
+  m.samples = std::move(outcome.samples);
+  m.converged = outcome.converged;
+  m.cold = cold;
+  m.work = std::move(work);
+  finalize(m);
+  return m;
+}
+} // namespace
+
 gpu_sampler::gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher)
     : stream_(stream), flusher_(flusher) {}
 
@@ -71,15 +86,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     stop.synchronize();
     return cuda::elapsed_seconds(start, stop);
   });
-  measurement m;
-  m.name = std::move(name);
-  m.clock = clock_kind::gpu;
-  m.samples = std::move(outcome.samples);
-  m.converged = outcome.converged;
-  m.cold = cold;
-  m.work = std::move(work);
-  finalize(m);
-  return m;
+  return from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), cold);
 }
 
 measurement measure_host(std::string name, const measure_options& opts, work_counts work,
@@ -90,15 +97,8 @@ measurement measure_host(std::string name, const measure_options& opts, work_cou
     body();
     return std::chrono::duration<double>(clock::now() - t0).count();
   });
-  measurement m;
-  m.name = std::move(name);
-  m.clock = clock_kind::host;
-  m.samples = std::move(outcome.samples);
-  m.converged = outcome.converged;
-  m.cold = false;
-  m.work = std::move(work);
-  finalize(m);
-  return m;
+  return from_samples(std::move(name), clock_kind::host, std::move(outcome), std::move(work),
+                      false);
 }
 
 } // namespace gpubench

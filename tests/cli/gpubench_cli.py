@@ -8,13 +8,14 @@ import unittest
 GPUBENCH = os.environ.get("GPUBENCH", "gpubench")
 SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
                             os.path.join(os.path.dirname(__file__), "..", ".."))
+SYNTHETIC_H200 = os.path.join(SOURCE_DIR, "tests", "data", "synthetic-h200.json")
 SCHEMA = os.path.join(SOURCE_DIR, "docs", "schema", "gpubench-result.schema.json")
 # Short measurements: the CLI tests check behaviour, never speed.
 FAST = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
         "--warmup", "0"]
 
 
-def run(*args, timeout=120):
+def run(*args, timeout=300):
     return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=timeout)
 
 

@@ -6,15 +6,7 @@ import subprocess
 import tempfile
 import unittest
 
-GPUBENCH = os.environ.get("GPUBENCH", "gpubench")
-SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
-                            os.path.join(os.path.dirname(__file__), "..", ".."))
-SYNTHETIC_H200 = os.path.join(SOURCE_DIR, "tests", "data", "synthetic-h200.json")
-
-
-def gpubench(*args):
-    return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=300,
-                          check=False)
+from gpubench_cli import GPUBENCH, SOURCE_DIR, SYNTHETIC_H200, run as gpubench
 
 
 def pinned(doc):
