@@ -20,20 +20,24 @@ void finalize(measurement& m) {
 }
 
 sampling_outcome sample_until_stable(const measure_options& opts,
-                                     const std::function<double()>& sample) {
+                                     const std::function<double()>& sample,
+                                     const std::function<bool()>& stop_requested) {
   using clock = std::chrono::steady_clock;
   const auto started = clock::now();
   const auto elapsed = [&] {
     return std::chrono::duration<double>(clock::now() - started).count();
   };
-  for (int i = 0; i < opts.warmup && !interrupt_requested(); ++i) (void)sample();
+  const auto interrupted = [&] {
+    return stop_requested ? stop_requested() : interrupt_requested();
+  };
+  for (int i = 0; i < opts.warmup && !interrupted(); ++i) (void)sample();
 
   sampling_outcome out;
   double sampled = 0;
   // Running sums for the relative standard deviation, so each check is O(1).
   double sum = 0;
   double sum_sq = 0;
-  while (!interrupt_requested()) {
+  while (!interrupted()) {
     const double t = sample();
     out.samples.push_back(t);
     sampled += t;

@@ -149,14 +149,14 @@ public:
   reader(const json& j, std::string path) : j_(j), path_(std::move(path)) {}
 
   [[nodiscard]] const json& at(const char* key, json::value_t type) const {
-    if (!j_.is_object()) fail(path_, "an object");
+    if (!j_.is_object()) fail(path_, fmt::format("an object (found {})", kind_name(j_.type())));
     const auto it = j_.find(key);
     if (it == j_.end()) fail(sub(key), "present (missing key)");
     if (!same_kind(it->type(), type)) fail(sub(key), kind_name(type));
     return *it;
   }
   [[nodiscard]] const json* maybe(const char* key, json::value_t type) const {
-    if (!j_.is_object()) fail(path_, "an object");
+    if (!j_.is_object()) fail(path_, fmt::format("an object (found {})", kind_name(j_.type())));
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return nullptr;
     if (!same_kind(it->type(), type)) fail(sub(key), kind_name(type));
@@ -175,7 +175,9 @@ public:
     return path_.empty() ? key : path_ + "." + key;
   }
   [[noreturn]] static void fail(const std::string& path, const std::string& expected) {
-    throw usage_error(fmt::format("result file: {} must be {}", path, expected));
+    // The document itself has the empty path (a file holding an array, a string...).
+    throw usage_error(
+        fmt::format("result file: {} must be {}", path.empty() ? "the top level" : path, expected));
   }
 
 private:
@@ -193,6 +195,7 @@ private:
     case json::value_t::boolean: return "true or false";
     case json::value_t::object: return "an object";
     case json::value_t::array: return "an array";
+    case json::value_t::null: return "null";
     default: return "a number";
     }
   }

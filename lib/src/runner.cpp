@@ -1,17 +1,78 @@
 #include "gpubench/runner.hpp"
 
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/cuda/fault_injection.hpp"
 #include "gpubench/env.hpp"
 #include "gpubench/errors.hpp"
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
 
 namespace gpubench {
 
+namespace {
+
+/// GPUBENCH_INJECT_FAULT=BENCHMARK:POINT (test-only, docs/reliability.md): before the POINT-th
+/// point of the run's plan (1-based), which must belong to BENCHMARK, a kernel faults on its
+/// device.
+struct injected_fault {
+  std::string benchmark;
+  std::size_t point = 0;
+};
+
+constexpr const char* inject_fault_variable = "GPUBENCH_INJECT_FAULT";
+
+/// The variable's value, checked for form; unset or empty means no injection.
+std::optional<injected_fault> fault_injection_from_env() {
+  const char* value = std::getenv(inject_fault_variable);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  const std::string_view text(value);
+  const auto colon = text.find(':');
+  injected_fault f;
+  const std::string_view number = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), f.point);
+  if (colon == std::string_view::npos || colon == 0 || number.empty() || ec != std::errc() ||
+      ptr != number.data() + number.size() || f.point == 0)
+    throw usage_error(fmt::format("{}: '{}' is not BENCHMARK:POINT (a benchmark and the 1-based "
+                                  "index of a point in the run's plan, e.g. vecadd:2)",
+                                  inject_fault_variable, text));
+  f.benchmark = std::string(text.substr(0, colon));
+  if (find_benchmark(f.benchmark) == nullptr) {
+    std::string known;
+    for (const auto& b : all_benchmarks()) known += (known.empty() ? "" : ", ") + b.name;
+    throw usage_error(fmt::format("{}: '{}' is not a benchmark; expected one of {}",
+                                  inject_fault_variable, f.benchmark, known));
+  }
+  return f;
+}
+
+/// The point must exist, belong to the benchmark named and run on a GPU.
+void check_fault_injection(const injected_fault& f, const std::vector<planned_point>& points) {
+  if (f.point > points.size())
+    throw usage_error(fmt::format("{}: point {} is beyond the plan, which has {} point{}",
+                                  inject_fault_variable, f.point, points.size(),
+                                  points.size() == 1 ? "" : "s"));
+  const planned_point& p = points[f.point - 1];
+  if (p.bench->name != f.benchmark)
+    throw usage_error(fmt::format("{}: point {} of the plan is a {} point, not {}",
+                                  inject_fault_variable, f.point, p.bench->name, f.benchmark));
+  if (point_device(p.params) < 0)
+    throw usage_error(fmt::format("{}: point {} runs on the CPU only (--cpu-only); a device fault "
+                                  "needs a GPU",
+                                  inject_fault_variable, f.point));
+}
+
+} // namespace
+
 std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
                                        const common_options& opts) {
+  // A malformed test hook is a usage error before anything touches a device.
+  (void)fault_injection_from_env();
   if (opts.cpu_only && !b.supports_cpu_only)
     throw usage_error(fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU", b.name));
   const auto points = b.plan(with_defaults(b, values), opts);
@@ -40,6 +101,25 @@ std::string point_label(const planned_point& p) {
   return s;
 }
 
+/// A measurement interrupted (SIGINT) before its first sample has no data: its statistics would
+/// read as 0 s, and the point's derived figures (speedups, rates) are computed from them. Such
+/// measurements are dropped, with the point's derived figures; a point left without any
+/// measurement, and otherwise ok, is reported skipped with the reason.
+void drop_unsampled(result& r) {
+  std::string dropped;
+  for (const auto& m : r.measurements)
+    if (m.samples.empty()) dropped += (dropped.empty() ? "" : ", ") + m.name;
+  if (dropped.empty()) return;
+  std::erase_if(r.measurements, [](const measurement& m) { return m.samples.empty(); });
+  r.derived = nlohmann::json::object();
+  if (r.measurements.empty() && r.status == result_status::ok) {
+    r.status = result_status::skipped;
+    r.reason = interrupt_requested()
+                   ? fmt::format("interrupted (SIGINT) before the first sample of {}", dropped)
+                   : fmt::format("no sample was taken of {}", dropped);
+  }
+}
+
 result failed_point(const planned_point& p, result_status status, std::string reason) {
   result r;
   r.benchmark = p.bench->name;
@@ -54,6 +134,8 @@ result failed_point(const planned_point& p, result_status status, std::string re
 run_report execute(const std::vector<planned_point>& points, run_context& ctx,
                    const std::vector<std::string>& argv) {
   using clock = std::chrono::steady_clock;
+  const auto inject = fault_injection_from_env();
+  if (inject) check_fault_injection(*inject, points);
   run_report rep;
   rep.meta = collect_meta(argv);
   const auto started = clock::now();
@@ -77,7 +159,13 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     result r;
     bool stop = false;
     try {
+      if (inject && inject->point == i + 1) {
+        ctx.log("{}: launching the kernel fault_injection before point {} (test-only)",
+                inject_fault_variable, i + 1);
+        cuda::inject_illegal_address(point_device(p.params));
+      }
       r = p.bench->run_point(p.params, ctx);
+      drop_unsampled(r);
     } catch (const cuda::out_of_memory_error& e) {
       r = failed_point(p, result_status::skipped, fmt::format("out of memory: {}", e.what()));
     } catch (const cuda::cuda_error& e) {

@@ -15,8 +15,10 @@ FAST = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeou
         "--warmup", "0"]
 
 
-def run(*args, timeout=300):
-    return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=timeout)
+def run(*args, timeout=300, env=None):
+    """Runs gpubench with `args`; `env` adds variables to the environment."""
+    return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=timeout,
+                          env=None if env is None else {**os.environ, **env})
 
 
 def has_gpu():

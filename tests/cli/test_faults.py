@@ -1,9 +1,17 @@
-"""Faults inside a sweep: a point that cannot get its memory is skipped with its reason, the sweep
-goes on, and the exit code (3) says something did not run."""
+"""Faults inside a sweep (docs/reliability.md, "Faults"): a point that cannot get its memory is
+skipped with its reason and the sweep goes on; a sticky CUDA error, provoked on the device through
+the test-only hook GPUBENCH_INJECT_FAULT, stops the run with exit 3, names the kernel and the CUDA
+error, and leaves the results measured so far in --output, marked incomplete."""
 import json
+import os
+import signal
+import subprocess
+import time
 import unittest
 
-from gpubench_cli import FAST, run, validate
+from gpubench_cli import FAST, GPUBENCH, run, tempdir, validate
+
+INJECT = "GPUBENCH_INJECT_FAULT"
 
 
 class AllocationFailureInASweep(unittest.TestCase):
@@ -21,6 +29,120 @@ class AllocationFailureInASweep(unittest.TestCase):
         self.assertEqual(skipped["measurements"], [])
         self.assertGreater(doc["results"][2]["measurements"][0]["stats"]["count"], 0)
         self.assertIn("skipped", r.stderr)
+
+
+class StickyCudaError(unittest.TestCase):
+    """Needs a GPU: skipped (not passed) where gpubench finds no usable CUDA device."""
+
+    def test_an_illegal_address_stops_the_run_with_3_and_keeps_what_was_measured(self):
+        with tempdir() as tmp:
+            out = os.path.join(tmp, "X.json")
+            r = run("vecadd", "--n", "1M,2M,4M", "--output", out, *FAST, env={INJECT: "vecadd:2"})
+            if r.returncode == 77:
+                self.skipTest(f"needs a GPU: {r.stderr.strip()}")
+            self.assertEqual(r.returncode, 3, r.stderr)
+            # The error line itself names the CUDA error and the kernel (the hook's own log line
+            # names the kernel too, so the two are looked for on the same line). The fault
+            # surfaces at a later call: "CALL (cudaErrorIllegalAddress: ...) at FILE:LINE (sticky
+            # error; most recent kernel launched: fault_injection)".
+            errors = [line for line in r.stderr.splitlines()
+                      if "cudaErrorIllegalAddress" in line and "fault_injection" in line]
+            self.assertTrue(errors, r.stderr)
+            self.assertEqual(os.listdir(tmp), ["X.json"], "a temporary file was left")
+            with open(out, encoding="utf-8") as f:
+                doc = json.load(f)
+        validate(doc)
+        meta = doc["meta"]
+        self.assertTrue(meta["incomplete"])
+        self.assertIn("CUDA error", meta["incomplete_reason"])
+        self.assertIn("cudaErrorIllegalAddress", meta["incomplete_reason"])
+        self.assertIn("fault_injection", meta["incomplete_reason"])
+        results = doc["results"]
+        self.assertEqual([res["status"] for res in results], ["ok", "error"],
+                         "the point after the fault must not run")
+        first, second = results
+        self.assertEqual(first["params"]["n"], 1_000_000)
+        self.assertTrue(first["verification"]["passed"])
+        self.assertGreater(len(first["measurements"]), 0)
+        for m in first["measurements"]:
+            self.assertGreater(m["stats"]["count"], 0, m["name"])
+        self.assertEqual(second["params"]["n"], 2_000_000)
+        self.assertIn("cudaErrorIllegalAddress", second["reason"])
+        self.assertIn("fault_injection", second["reason"])
+        self.assertEqual(second["measurements"], [])
+
+
+class InterruptBeforeTheFirstSample(unittest.TestCase):
+    """Beside test_signals.py: a measurement interrupted before its first sample has no data, so
+    the point is not reported ok with empty statistics (docs/reliability.md, "SIGINT")."""
+
+    def test_the_point_is_skipped_with_the_reason(self):
+        with tempdir() as tmp:
+            out = os.path.join(tmp, "out.json")
+            # A million warm-up samples of 4M elements: the signal lands in the warm-up.
+            proc = subprocess.Popen(
+                [GPUBENCH, "vecadd", "--cpu-only", "--n", "4M", "--warmup", "1000000",
+                 "--timeout", "86400", "--output", out],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(1.5)
+            self.assertIsNone(proc.poll(), "the run ended before SIGINT was sent")
+            proc.send_signal(signal.SIGINT)
+            try:
+                _, stderr = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                self.fail("gpubench did not stop within 120 s of SIGINT")
+            self.assertEqual(proc.returncode, 130, stderr)
+            with open(out, encoding="utf-8") as f:
+                doc = json.load(f)
+        validate(doc)
+        self.assertTrue(doc["meta"]["incomplete"])
+        [point] = doc["results"]
+        self.assertEqual(point["status"], "skipped")
+        self.assertEqual(point["reason"],
+                         "interrupted (SIGINT) before the first sample of cpu_reference")
+        self.assertEqual(point["measurements"], [])
+        self.assertEqual(point["derived"], {})
+
+
+class FaultInjectionHook(unittest.TestCase):
+    """The hook's value is checked like an option: a bad one is a usage error (exit 2) before
+    anything is measured or written. No GPU needed."""
+
+    def test_a_malformed_value_is_rejected_before_any_device_check(self):
+        # Without --cpu-only: the form is checked before gpubench looks for a device (77).
+        for value, message in (
+                ("vecadd", "'vecadd' is not BENCHMARK:POINT"),
+                ("vecadd:", "'vecadd:' is not BENCHMARK:POINT"),
+                (":2", "':2' is not BENCHMARK:POINT"),
+                ("vecadd:0", "'vecadd:0' is not BENCHMARK:POINT"),
+                ("vecadd:two", "'vecadd:two' is not BENCHMARK:POINT"),
+                ("vecadd:-1", "'vecadd:-1' is not BENCHMARK:POINT"),
+                ("nbody:1", "'nbody' is not a benchmark; expected one of vecadd")):
+            with self.subTest(value=value):
+                r = run("vecadd", "--n", "1K", *FAST, env={INJECT: value})
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(f"Error: {INJECT}: {message}", r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+    def test_a_point_outside_the_plan_or_without_a_gpu_is_rejected(self):
+        for value, message in (
+                ("vecadd:3", "point 3 is beyond the plan, which has 2 points"),
+                ("augment:1", "point 1 of the plan is a vecadd point, not augment"),
+                ("vecadd:2", "point 2 runs on the CPU only (--cpu-only); a device fault needs a "
+                             "GPU")):
+            with self.subTest(value=value), tempdir() as tmp:
+                r = run("vecadd", "--cpu-only", "--n", "1K,2K", "--output",
+                        os.path.join(tmp, "x.json"), *FAST, env={INJECT: value})
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(f"Error: {INJECT}: {message}", r.stderr)
+                self.assertEqual(r.stdout, "")
+                self.assertEqual(os.listdir(tmp), [], "nothing is written for a usage error")
+
+    def test_an_empty_value_injects_nothing(self):
+        r = run("vecadd", "--cpu-only", "--n", "1K", *FAST, env={INJECT: ""})
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,20 @@ class Report(unittest.TestCase):
         self.assertIn("broken.json: result file: meta.version", proc.stderr)
         self.assertEqual(proc.stdout, "")  # nothing printed before every file is read
 
+    def test_a_file_that_is_not_an_object_is_named_with_what_it_holds(self):
+        for content, found in (("[1, 2]", "an array"), ("null", "null"), ('"text"', "a string"),
+                               ("42", "a number")):
+            with self.subTest(content=content):
+                path = os.path.join(self.tmp.name, "not-an-object.json")
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(content)
+                proc = gpubench("report", path)
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertEqual(proc.stderr.strip(),
+                                 f"Error: {path}: result file: the top level must be an object "
+                                 f"(found {found})")
+                self.assertEqual(proc.stdout, "")
+
 
 if __name__ == "__main__":
     unittest.main()

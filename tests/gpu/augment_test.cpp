@@ -10,10 +10,11 @@
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/errors.hpp"
 
+#include "common.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -21,16 +22,6 @@ using namespace gpubench;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  static bool printed = false;
-  if (!printed) {
-    printed = true;
-    WARN("augment GPU tests seed: " << seed);
-  }
-  return seed;
-}
 
 struct outcome {
   verification staged;

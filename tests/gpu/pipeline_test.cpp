@@ -8,24 +8,15 @@
 #include "gpubench/pipeline_bench.hpp"
 #include "gpubench/pipeline_cpu.hpp"
 
+#include "common.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <random>
 
 using namespace gpubench;
 
 namespace {
-
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  static bool printed = false;
-  if (!printed) {
-    printed = true;
-    WARN("pipeline GPU tests seed: " << seed);
-  }
-  return seed;
-}
 
 common_options fast_options() {
   common_options o;

@@ -6,24 +6,15 @@
 #include "gpubench/vecadd_bench.hpp"
 #include "gpubench/vecadd_cpu.hpp"
 
+#include "common.hpp"
+
 #include <catch2/catch.hpp>
 
-#include <random>
 #include <vector>
 
 using namespace gpubench;
 
 namespace {
-
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  static bool printed = false;
-  if (!printed) {
-    printed = true;
-    WARN("vecadd GPU tests seed: " << seed);
-  }
-  return seed;
-}
 
 /// Runs one launch over [offset, offset + n) of freshly filled buffers and checks every element.
 verification run_and_check(cuda::vecadd_kernel k, dtype t, std::size_t n, std::size_t offset_a,

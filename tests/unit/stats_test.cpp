@@ -97,3 +97,39 @@ TEST_CASE("host measurements derive rates from declared work", "[measure]") {
   CHECK(m.rates["bytes_per_s"].get<double>() == Approx(1e6 / m.stats.median));
   CHECK(m.rates["items_per_s"].get<double>() == Approx(10 / m.stats.median));
 }
+
+TEST_CASE("stopping: an interruption ends sampling after the current sample, unconverged",
+          "[measure]") {
+  measure_options o;
+  o.warmup = 2;
+  o.min_samples = 10;
+  o.min_time = 0;
+  int calls = 0;
+  // Interrupted while the fourth sample (the second after warm-up) is being taken.
+  const auto out = sample_until_stable(
+      o,
+      [&] {
+        ++calls;
+        return 0.1;
+      },
+      [&] { return calls >= 4; });
+  CHECK(calls == 4);
+  CHECK(out.samples.size() == 2);
+  CHECK_FALSE(out.converged);
+}
+
+TEST_CASE("stopping: an interruption during warm-up leaves no sample", "[measure]") {
+  measure_options o;
+  o.warmup = 3;
+  int calls = 0;
+  const auto out = sample_until_stable(
+      o,
+      [&] {
+        ++calls;
+        return 0.1;
+      },
+      [&] { return calls >= 1; });
+  CHECK(calls == 1); // the warm-up sample under way finishes, nothing more runs
+  CHECK(out.samples.empty());
+  CHECK_FALSE(out.converged);
+}

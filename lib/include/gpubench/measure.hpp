@@ -71,12 +71,16 @@ measurement measure_host(std::string name, const measure_options& opts, work_cou
                          const std::function<void()>& body);
 
 /// The sampling loop shared by both clocks: `sample()` returns one sample in seconds.
+/// `stop_requested` (SIGINT by default) is checked before every sample, warm-up included: an
+/// interruption ends the loop after the current sample, and one that comes before the first
+/// sample leaves `samples` empty (the runner then drops the measurement; runner.cpp).
 /// Exposed for tests of the stopping criterion.
 struct sampling_outcome {
   std::vector<double> samples;
   bool converged = false;
 };
 sampling_outcome sample_until_stable(const measure_options& opts,
-                                     const std::function<double()>& sample);
+                                     const std::function<double()>& sample,
+                                     const std::function<bool()>& stop_requested = {});
 
 } // namespace gpubench

@@ -1,7 +1,8 @@
 #pragma once
 // One error path for CUDA: every runtime call goes through GPUBENCH_CUDA_TRY, every kernel launch
 // is followed by GPUBENCH_CHECK_LAUNCH. Failures become exceptions; only main turns them into exit
-// codes.
+// codes. A fault inside a kernel (illegal address...) is asynchronous: it surfaces at a later call,
+// so the message of a sticky error also names the most recent kernel launched.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -34,10 +35,19 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// Sticky errors leave the context unusable: every later CUDA call of the process fails.
+[[nodiscard]] bool is_sticky(cudaError_t code) noexcept;
+
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
-/// Checks the launch of `kernel` (cudaGetLastError) and throws with the kernel's name.
+/// Checks the launch of `kernel` (cudaGetLastError) and throws with the kernel's name; once the
+/// launch is accepted, records `kernel` as the most recent kernel launched. `kernel` must outlive
+/// the process (GPUBENCH_CHECK_LAUNCH accepts string literals only).
 void check_launch(const char* kernel, const char* file, int line);
+
+/// The kernel most recently launched by this process (any thread) whose launch was accepted, or
+/// nullptr before the first. One relaxed atomic store per launch.
+[[nodiscard]] const char* last_launched_kernel() noexcept;
 
 /// For destructors: logs a failure to stderr instead of throwing; tolerates runtime shutdown.
 void check_nothrow(cudaError_t code, const char* call, const char* file, int line) noexcept;
@@ -58,8 +68,9 @@ int device_count_or_zero() noexcept;
       ::gpubench::cuda::throw_cuda_error(gpubench_status_, #call, __FILE__, __LINE__);             \
   } while (0)
 
+// `"" kernel_name` accepts a string literal only: the name is kept after the call.
 #define GPUBENCH_CHECK_LAUNCH(kernel_name)                                                         \
-  ::gpubench::cuda::check_launch(kernel_name, __FILE__, __LINE__)
+  ::gpubench::cuda::check_launch("" kernel_name, __FILE__, __LINE__)
 
 #define GPUBENCH_CUDA_CHECK_NOTHROW(call)                                                          \
   ::gpubench::cuda::check_nothrow((call), #call, __FILE__, __LINE__)
