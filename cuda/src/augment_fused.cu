@@ -45,6 +45,12 @@ struct fused_args {
   float centre;
   float mean[augment_max_channels];
   float inv_std[augment_max_channels];
+  /// 0x4B000000, the bits of 2^23 (see biased_channel). A parameter rather than a literal: as a
+  /// literal ptxas puts it in PRMT's one immediate slot and rebuilds the byte selectors in
+  /// registers in every iteration of the sample loop, a dozen extra moves per sample.
+  std::uint32_t float_bias;
+  int strip;       ///< fast kernel: tiles per block, down one tile column
+  int first_image; ///< fast kernel: image of blockIdx.z == 0 (launches go in chunks of images)
 };
 
 /// Shared memory partitions, in floats from the start (each a multiple of 4 floats, 16 bytes).
@@ -317,33 +323,59 @@ __global__ void __launch_bounds__(block_threads)
 using fused_kernel = void (*)(fused_args);
 
 // ---- fast path: 3 channels, radius 3, output side a multiple of 32, input width a multiple of 4
-// --
 //
-// Same stages as above with everything that does not depend on the pixel hoisted out of the
-// sample loop: the resize taps of the resized rows and columns the tile can reach are tabulated
-// as offsets into the staged window (one 16-byte shared load per axis per sample), the window is
-// staged with 4-byte loads, the channel planes sit at compile-time strides, and the blur runs on
-// 32 x 32 tiles (fast:: in augment_device.cuh) small enough for 6 blocks per SM.
+// Same result as the generic kernel, organised around what the default shape costs: sampling the
+// rotated halo (1444 pixels for a 32 x 32 tile, 3 channels each) and the blur. Everything that
+// does not depend on the pixel is tabulated in shared memory once per tile: the resize taps of
+// the resized rows and columns the tile can reach, as offsets into the staged crop window, and
+// the rotation products of the halo rows. How the window is staged depends on the interpolation:
+// - nearest reads one resized pixel per halo pixel, 4 crop pixels per channel: the window is
+//   staged as one word per pixel (a byte per channel, so one load serves all 3 channels) where
+//   the row-blurred halo goes later; ~35 KB of shared memory, 6 blocks per SM.
+// - bilinear reads 4 resized pixels per halo pixel, 16 crop pixels per channel. The resize is
+//   separable and its horizontal half does not depend on the output row, so for every crop row of
+//   the window and every reachable resized column the horizontal lerp is computed once per tile
+//   ("h table", where the row-blurred halo goes later); a resized pixel is then one vertical lerp
+//   of two entries. The window is staged where the halo goes later; ~43 KB, 5 blocks per SM.
+// Both compute the resize with the same operations in the same order as augment_math, so the bits
+// equal the generic kernel's and the staged path's. The blur runs on 32 x 32 tiles (fast:: in
+// augment_device.cuh). A block handles a strip of tiles down one tile column (strip_length);
+// with nearest, each tile after the first samples only the 32 halo rows it does not share with
+// the tile above.
 namespace fastk {
 
 constexpr int tap_capacity = 64; ///< tabulated resized rows or columns (the 38-pixel halo at any
                                  ///< angle reaches at most ~58)
-constexpr int box_words =
-    fast::channels * fast::rows_plane; ///< staged window pixels (aliases rows)
+/// Floats per channel of the h table: at 45 degrees the tile reaches 58 resized columns and,
+/// upsampling 2x, 31 crop rows (1798 entries). Larger reaches use the generic sampling.
+constexpr int h_plane = 1856;
+
+/// Shared memory of one variant: `rows` holds the staged window (nearest) or the h table
+/// (bilinear) before the row-blurred halo; `raw` holds the window (bilinear) before the halo.
+template <bool HTable>
+struct smem_plan {
+  static constexpr int rows_floats =
+      HTable ? fast::channels * h_plane : fast::channels * fast::rows_plane;
+  /// Window capacity in pixels (words).
+  static constexpr int window =
+      HTable ? fast::channels * fast::raw_plane : fast::channels * fast::rows_plane;
+  static constexpr int blocks_per_sm = HTable ? 5 : 6;
+};
 
 /// The tile's reach: tabulated resized ranges and the staged window's geometry.
 struct reach {
-  int rx0; ///< first tabulated resized column
+  int rx0; ///< first tabulated resized column (= h table column 0)
   int nx;  ///< tabulated columns (0: nothing staged, every sample reads global memory)
   int ry0;
   int ny;
-  int wy0;      ///< first crop row of the window
+  int wy0;      ///< first crop row of the window (= h table row 0)
   int bh;       ///< window rows
-  int bws;      ///< floats per window row (multiple of 4)
-  int gx;       ///< input column of the window's first float (4-byte aligned)
-  int x_origin; ///< box column = crop column + x_origin
+  int bws;      ///< window row pitch in pixels (multiple of 4)
+  int gx;       ///< input column of the window's first pixel (4-byte aligned)
+  int x_origin; ///< window column = crop column + x_origin
 };
 
+template <bool HTable>
 __device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0, float cos_a,
                                             float sin_a, int left) {
   constexpr int r = fast::radius;
@@ -375,10 +407,12 @@ __device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0,
   const int gx = (left + wx0) & ~3;
   const int bws = (left + wx1 + 1 - gx + 3) & ~3;
   const int bh = wy1 - wy0 + 1;
-  if (rx1 - rx0 + 1 > tap_capacity || ry1 - ry0 + 1 > tap_capacity || bws * bh > box_words)
+  const int nx = rx1 - rx0 + 1;
+  if (nx > tap_capacity || ry1 - ry0 + 1 > tap_capacity || bws * bh > smem_plan<HTable>::window ||
+      (HTable && nx * bh > h_plane))
     return e;
   e.rx0 = rx0;
-  e.nx = rx1 - rx0 + 1;
+  e.nx = nx;
   e.ry0 = ry0;
   e.ny = ry1 - ry0 + 1;
   e.wy0 = wy0;
@@ -389,115 +423,163 @@ __device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0,
   return e;
 }
 
+/// Byte C of `word` as the float 2^23 + byte (exact); `bias` holds float_bias.
+template <int C>
+__device__ __forceinline__ float biased_channel(std::uint32_t word, std::uint32_t bias) {
+  return __uint_as_float(__byte_perm(word, bias, 0x7440 + C));
+}
+
+/// lerp_bytes on biased values: the horizontal half of the resize, bit for bit.
+__device__ __forceinline__ float lerp_biased(float b0, float b1, float t) {
+  return __fmaf_rn(t, __fsub_rn(b1, b0), __fsub_rn(b0, 8388608.0F));
+}
+
+/// Channel C of a resized pixel from its 4 window words: augment_math's resize, bit for bit.
+template <int C>
+__device__ __forceinline__ float resize_word(std::uint32_t w00, std::uint32_t w01,
+                                             std::uint32_t w10, std::uint32_t w11, float lx,
+                                             float ly, std::uint32_t bias) {
+  return am::lerp(lerp_biased(biased_channel<C>(w00, bias), biased_channel<C>(w01, bias), lx),
+                  lerp_biased(biased_channel<C>(w10, bias), biased_channel<C>(w11, bias), lx), ly);
+}
+
 template <augment_interp Interp, typename Out>
-__global__ void __launch_bounds__(fast::threads, 6)
+__global__ void __launch_bounds__(fast::threads,
+                                  smem_plan<Interp == augment_interp::bilinear>::blocks_per_sm)
     augment_fused_fast(const __grid_constant__ fused_args a) {
   using namespace fast;
+  constexpr bool htable = Interp == augment_interp::bilinear;
+  using plan = smem_plan<htable>;
   __shared__ __align__(16) float raw[channels * raw_plane];
-  __shared__ __align__(16) float rows[channels * rows_plane]; // the staged window first
-  auto* box = reinterpret_cast<std::uint32_t*>(rows);
+  __shared__ __align__(16) float rows[plan::rows_floats];
+  // The window: one word per pixel, byte c = channel c.
+  auto* box = reinterpret_cast<std::uint32_t*>(htable ? raw : rows);
+  float* htab = rows; // bilinear
   __shared__ int4 tap_x[tap_capacity];
   __shared__ int4 tap_y[tap_capacity];
   __shared__ float2 row_terms[halo_h];
   __shared__ reach shared_reach;
 
-  const int image = static_cast<int>(blockIdx.x) / a.tiles_per_image;
-  const int tile = static_cast<int>(blockIdx.x) - image * a.tiles_per_image;
-  const int tile_y = tile / a.tiles_x;
-  const int x0 = (tile - tile_y * a.tiles_x) * tw;
-  const int y0 = tile_y * th;
+  // Grid: x = tile column, y = strip of a.strip tiles down that column, z = image.
+  const int image = a.first_image + static_cast<int>(blockIdx.z);
+  const int x0 = static_cast<int>(blockIdx.x) * tw;
   const augment_sample& sp = a.samples[image];
   const float cos_a = sp.cos_a;
   const float sin_a = sp.sin_a;
   const int top = sp.top;
   const int left = sp.left;
+  const std::uint32_t bias = a.float_bias;
   const int t = static_cast<int>(threadIdx.x);
-
-  if (t < 32) {
-    const reach e = tile_reach(a, x0, y0, cos_a, sin_a, left);
-    if (t == 0) shared_reach = e;
-  } else if (t - 32 < halo_h) {
-    const int i = t - 32;
-    const float d =
-        am::sub_rn(static_cast<float>(halo_coordinate(y0, i, radius, a.size)), a.centre);
-    row_terms[i] = make_float2(am::mul_rn(sin_a, d), am::mul_rn(cos_a, d));
-  }
+  const int lane = t % 32;
+  const int warp = t / 32;
+  constexpr int warps = threads / 32;
   float w[taps];
 #pragma unroll
   for (int k = 0; k < taps; ++k) w[k] = sp.weights[k];
-  __syncthreads();
-  const reach e = shared_reach;
 
   const std::size_t plane_bytes =
       static_cast<std::size_t>(a.height) * static_cast<std::size_t>(a.width);
   const std::uint8_t* image_in = a.input + static_cast<std::size_t>(image) * channels * plane_bytes;
+  const std::size_t out_plane = static_cast<std::size_t>(a.size) * static_cast<std::size_t>(a.size);
+  Out* image_out =
+      static_cast<Out*>(a.out) + static_cast<std::size_t>(image) * channels * out_plane;
 
-  // Tap tables and the window (4 bytes per load, 4 floats per store).
-  for (int i = t; i < e.nx; i += threads) {
-    const am::resize_tap tap = am::resize_source(e.rx0 + i, a.scale, a.crop);
-    tap_x[i] = make_int4(tap.i0 + e.x_origin, tap.i1 + e.x_origin, __float_as_int(tap.l1), 0);
-  }
-  for (int i = t; i < e.ny; i += threads) {
-    const am::resize_tap tap = am::resize_source(e.ry0 + i, a.scale, a.crop);
-    tap_y[i] =
-        make_int4((tap.i0 - e.wy0) * e.bws, (tap.i1 - e.wy0) * e.bws, __float_as_int(tap.l1), 0);
-  }
-  {
-    // Window pixel = one word, byte c = channel c: 4 bytes of each channel per load.
-    const int words = e.bws / 4;
-    const int lane = t % 8;
-    const std::uint8_t* plane = image_in + static_cast<std::size_t>(top + e.wy0) * a.width + e.gx;
-    for (int by = t / 8; by < e.bh; by += threads / 8) {
-      const auto* in =
-          reinterpret_cast<const std::uint32_t*>(plane + static_cast<std::size_t>(by) * a.width);
-      uint4* out = reinterpret_cast<uint4*>(box + by * e.bws);
-      for (int k = lane; k < words; k += 8) {
-        const std::uint32_t r = __ldg(in + k);
-        const std::uint32_t g = __ldg(in + plane_bytes / 4 + k);
-        const std::uint32_t b = __ldg(in + plane_bytes / 2 + k);
-        const std::uint32_t rg_lo = __byte_perm(r, g, 0x5140);
-        const std::uint32_t rg_hi = __byte_perm(r, g, 0x7362);
-        out[k] = make_uint4(__byte_perm(rg_lo, b, 0x0410), __byte_perm(rg_lo, b, 0x0532),
-                            __byte_perm(rg_hi, b, 0x0610), __byte_perm(rg_hi, b, 0x0732));
+  // Sampling: thread t owns halo column t % 38 (the same in every tile of the strip) and every
+  // 5th halo row from t / 38.
+  constexpr int row_step = threads / halo_w; // 5
+  const int hx = t % halo_w;
+  const int hy0 = t / halo_w;
+  const float dx =
+      am::sub_rn(static_cast<float>(halo_coordinate(x0, hx, radius, a.size)), a.centre);
+  const float cdx = am::mul_rn(cos_a, dx);
+  const float sdx = am::mul_rn(sin_a, dx);
+
+  for (int j = 0; j < a.strip; ++j) {
+    const int y0 = (static_cast<int>(blockIdx.y) * a.strip + j) * th;
+    // The previous tile's column pass is done with `rows` (which the window reuses) and its halo
+    // rows 32..37 are in raw rows 0..5.
+    if (j > 0) __syncthreads();
+    if (t < 32) {
+      const reach e = tile_reach<htable>(a, x0, y0, cos_a, sin_a, left);
+      if (t == 0) shared_reach = e;
+    } else if (t - 32 < halo_h) {
+      const int i = t - 32;
+      const float d =
+          am::sub_rn(static_cast<float>(halo_coordinate(y0, i, radius, a.size)), a.centre);
+      row_terms[i] = make_float2(am::mul_rn(sin_a, d), am::mul_rn(cos_a, d));
+    }
+    __syncthreads();
+    const reach e = shared_reach;
+
+    // Tap tables: window column offsets and weight per reachable resized column; per reachable
+    // resized row the offsets of its two source rows in the window (nearest) or h table (bilinear).
+    // Nearest reads the window straight from the sample loop: its offsets are in bytes.
+    const int row_pitch = htable ? e.nx : e.bws * 4;
+    const int column_scale = htable ? 1 : 4;
+    for (int i = t; i < e.nx; i += threads) {
+      const am::resize_tap tap = am::resize_source(e.rx0 + i, a.scale, a.crop);
+      tap_x[i] = make_int4((tap.i0 + e.x_origin) * column_scale,
+                           (tap.i1 + e.x_origin) * column_scale, __float_as_int(tap.l1), 0);
+    }
+    if (!htable && e.nx == 0 && t == 0) { // the sample loop reads entry 0 unconditionally
+      tap_x[0] = make_int4(0, 0, 0, 0);
+      tap_y[0] = make_int4(0, 0, 0, 0);
+    }
+    for (int i = t; i < e.ny; i += threads) {
+      const am::resize_tap tap = am::resize_source(e.ry0 + i, a.scale, a.crop);
+      tap_y[i] = make_int4((tap.i0 - e.wy0) * row_pitch, (tap.i1 - e.wy0) * row_pitch,
+                           __float_as_int(tap.l1), 0);
+    }
+    {
+      // 4 pixels of each channel per load; 12 slots per window row (most rows have 8-10 words).
+      constexpr int slots = 12;
+      const int words = e.bws / 4;
+      const std::uint8_t* plane = image_in + static_cast<std::size_t>(top + e.wy0) * a.width + e.gx;
+      for (int i = t; i < e.bh * slots; i += threads) {
+        const int by = i / slots;
+        const auto* in =
+            reinterpret_cast<const std::uint32_t*>(plane + static_cast<std::size_t>(by) * a.width);
+        uint4* out = reinterpret_cast<uint4*>(box + by * e.bws);
+        for (int k = i - by * slots; k < words; k += slots) {
+          const std::uint32_t r = __ldg(in + k);
+          const std::uint32_t g = __ldg(in + plane_bytes / 4 + k);
+          const std::uint32_t b = __ldg(in + plane_bytes / 2 + k);
+          const std::uint32_t rg_lo = __byte_perm(r, g, 0x5140);
+          const std::uint32_t rg_hi = __byte_perm(r, g, 0x7362);
+          out[k] = make_uint4(__byte_perm(rg_lo, b, 0x0410), __byte_perm(rg_lo, b, 0x0532),
+                              __byte_perm(rg_hi, b, 0x0610), __byte_perm(rg_hi, b, 0x0732));
+        }
       }
     }
-  }
-  __syncthreads();
+    __syncthreads();
 
-  // Sample the halo: thread t owns halo column t % 38 and every 5th halo row from t / 38.
-  const auto n = static_cast<unsigned>(a.size);
-  // All channels of resized pixel (xr, yr), inside the output: from the window when tabulated,
-  // else from the uint8 input (same bits: lerp_bytes equals lerp on the converted bytes).
-  const auto resized = [&](int xr, int yr, float(&v)[channels]) {
-    const unsigned jx = static_cast<unsigned>(xr - e.rx0);
-    const unsigned jy = static_cast<unsigned>(yr - e.ry0);
-    if (jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny)) {
-      const int4 tx = tap_x[jx];
-      const int4 ty = tap_y[jy];
-      const float lx = __int_as_float(tx.z);
-      const float ly = __int_as_float(ty.z);
-      const int o00 = ty.x + tx.x;
-      const int o01 = ty.x + tx.y;
-      const int o10 = ty.y + tx.x;
-      const int o11 = ty.y + tx.y;
-      const std::uint32_t w00 = box[o00];
-      const std::uint32_t w01 = box[o01];
-      const std::uint32_t w10 = box[o10];
-      const std::uint32_t w11 = box[o11];
-#pragma unroll
-      for (int c = 0; c < channels; ++c) {
-        // Byte c of each word as 2^23 + byte (exact); lerp_bytes' arithmetic on them.
-        const auto sel = static_cast<std::uint32_t>(0x7440 + c);
-        const auto biased = [&](std::uint32_t word) {
-          return __uint_as_float(__byte_perm(word, 0x4B000000U, sel));
-        };
-        const auto lerp_biased = [](float b0, float b1, float t) {
-          return __fmaf_rn(t, __fsub_rn(b1, b0), __fsub_rn(b0, 8388608.0F));
-        };
-        v[c] = am::lerp(lerp_biased(biased(w00), biased(w01), lx),
-                        lerp_biased(biased(w10), biased(w11), lx), ly);
+    if constexpr (htable) {
+      // The h table: entry (window row r, reachable column j) of channel c is the horizontal lerp
+      // of the two window pixels behind resized column rx0 + j. One warp per window row.
+      for (int r = warp; r < e.bh; r += warps) {
+        const std::uint32_t* src = box + r * e.bws;
+        float* dst = htab + r * e.nx;
+        for (int j = lane; j < e.nx; j += 32) {
+          const int4 tx = tap_x[j];
+          const float lx = __int_as_float(tx.z);
+          const std::uint32_t w0 = src[tx.x];
+          const std::uint32_t w1 = src[tx.y];
+          dst[j] = lerp_biased(biased_channel<0>(w0, bias), biased_channel<0>(w1, bias), lx);
+          dst[j + h_plane] =
+              lerp_biased(biased_channel<1>(w0, bias), biased_channel<1>(w1, bias), lx);
+          dst[j + 2 * h_plane] =
+              lerp_biased(biased_channel<2>(w0, bias), biased_channel<2>(w1, bias), lx);
+        }
       }
-    } else {
+      __syncthreads();
+    }
+
+    // Sample the halo: thread t owns halo column t % 38 and every 5th halo row from t / 38.
+    const auto n = static_cast<unsigned>(a.size);
+    // All channels of resized pixel (xr, yr), inside the output, from the uint8 input: for pixels
+    // the tile's tables do not reach. Every route computes augment_math's resize with the same
+    // operations (lerp on exact byte values equals lerp_bytes and lerp_biased bit for bit).
+    const auto from_input = [&](int xr, int yr, float(&v)[channels]) {
       const am::resize_tap tx = am::resize_source(xr, a.scale, a.crop);
       const am::resize_tap ty = am::resize_source(yr, a.scale, a.crop);
       const int r0 = (top + ty.i0) * a.width + left;
@@ -509,74 +591,156 @@ __global__ void __launch_bounds__(fast::threads, 6)
         const float lower = lerp_bytes(__ldg(plane + r1 + tx.i0), __ldg(plane + r1 + tx.i1), tx.l1);
         v[c] = am::lerp(upper, lower, ty.l1);
       }
-    }
-  };
-  constexpr int row_step = threads / halo_w; // 5
-  if (t < row_step * halo_w) {
-    const int hx = t % halo_w;
-    const int hy0 = t / halo_w;
-    const float dx =
-        am::sub_rn(static_cast<float>(halo_coordinate(x0, hx, radius, a.size)), a.centre);
-    const float cdx = am::mul_rn(cos_a, dx);
-    const float sdx = am::mul_rn(sin_a, dx);
-    for (int hy = hy0; hy < halo_h; hy += row_step) {
-      const float2 rt = row_terms[hy];
-      const float xs = am::add_rn(am::sub_rn(cdx, rt.x), a.centre);
-      const float ys = am::add_rn(am::add_rn(sdx, rt.y), a.centre);
-      float* dst = raw + hy * raw_stride + hx + 1;
-      float v[channels];
-      if constexpr (Interp == augment_interp::nearest) {
-        const int xr = am::round_to_int(xs);
-        const int yr = am::round_to_int(ys);
-        if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
-          resized(xr, yr, v);
-        } else {
+    };
+    // Bilinear's corners one by one: a vertical lerp of two h table entries, or from the input.
+    const auto resized = [&](int xr, int yr, float(&v)[channels]) {
+      const unsigned jx = static_cast<unsigned>(xr - e.rx0);
+      const unsigned jy = static_cast<unsigned>(yr - e.ry0);
+      if (jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny)) {
+        const int4 ty = tap_y[jy];
+        const float ly = __int_as_float(ty.z);
+        const float* upper = htab + ty.x + static_cast<int>(jx);
+        const float* lower = htab + ty.y + static_cast<int>(jx);
 #pragma unroll
-          for (int c = 0; c < channels; ++c) v[c] = 0.0F;
-        }
+        for (int c = 0; c < channels; ++c)
+          v[c] = am::lerp(upper[c * h_plane], lower[c * h_plane], ly);
       } else {
-        const int xf = am::floor_to_int(xs);
-        const int yf = am::floor_to_int(ys);
-        const float fx = am::sub_rn(xs, static_cast<float>(xf));
-        const float fy = am::sub_rn(ys, static_cast<float>(yf));
-        float q[4][channels];
+        from_input(xr, yr, v);
+      }
+    };
+    if (t < row_step * halo_w) {
+      // After the strip's first tile, halo rows 0..5 are the previous tile's rows 32..37 (nearest:
+      // bilinear stages its window where they are kept).
+      const int first =
+          j == 0 || htable ? hy0 : hy0 + (2 * radius - hy0 + row_step - 1) / row_step * row_step;
+#pragma unroll 2
+      for (int hy = first; hy < halo_h; hy += row_step) {
+        const float2 rt = row_terms[hy];
+        const float xs = am::add_rn(am::sub_rn(cdx, rt.x), a.centre);
+        const float ys = am::add_rn(am::add_rn(sdx, rt.y), a.centre);
+        float* dst = raw + hy * raw_stride + hx + 1;
+        float v[channels];
+        if constexpr (Interp == augment_interp::nearest) {
+          const int xr = am::round_to_int(xs);
+          const int yr = am::round_to_int(ys);
+          // Straight through the tables (entry 0 stands in when the pixel is not in them), then
+          // the rare cases: outside the table (global memory) or outside the image (0).
+          const unsigned jx = static_cast<unsigned>(xr - e.rx0);
+          const unsigned jy = static_cast<unsigned>(yr - e.ry0);
+          const bool tabulated =
+              jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny);
+          const int4 tx = tap_x[tabulated ? jx : 0];
+          const int4 ty = tap_y[tabulated ? jy : 0];
+          const float lx = __int_as_float(tx.z);
+          const float ly = __int_as_float(ty.z);
+          const char* base = reinterpret_cast<const char*>(box);
+          const auto word = [&](int offset) {
+            return *reinterpret_cast<const std::uint32_t*>(base + offset);
+          };
+          const std::uint32_t w00 = word(ty.x + tx.x);
+          const std::uint32_t w01 = word(ty.x + tx.y);
+          const std::uint32_t w10 = word(ty.y + tx.x);
+          const std::uint32_t w11 = word(ty.y + tx.y);
+          v[0] = resize_word<0>(w00, w01, w10, w11, lx, ly, bias);
+          v[1] = resize_word<1>(w00, w01, w10, w11, lx, ly, bias);
+          v[2] = resize_word<2>(w00, w01, w10, w11, lx, ly, bias);
+          if (!tabulated) {
+            if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
+              from_input(xr, yr, v);
+            } else {
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          const int xr = xf + (k & 1);
-          const int yr = yf + (k >> 1);
-          if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
-            resized(xr, yr, q[k]);
+              for (int c = 0; c < channels; ++c) v[c] = 0.0F;
+            }
+          }
+        } else {
+          const int xf = am::floor_to_int(xs);
+          const int yf = am::floor_to_int(ys);
+          const float fx = am::sub_rn(xs, static_cast<float>(xf));
+          const float fy = am::sub_rn(ys, static_cast<float>(yf));
+          const int jx = xf - e.rx0;
+          const int jy = yf - e.ry0;
+          if (jx >= 0 && jx < e.nx - 1 && jy >= 0 && jy < e.ny - 1) {
+            // All four corners in the table (and so inside the image): the common case, straight
+            // through. The same lerps as resized() and the general case below.
+            const int4 t0 = tap_y[jy];
+            const int4 t1 = tap_y[jy + 1];
+            const float l0 = __int_as_float(t0.z);
+            const float l1 = __int_as_float(t1.z);
+            const float* u0 = htab + t0.x + jx;
+            const float* d0 = htab + t0.y + jx;
+            const float* u1 = htab + t1.x + jx;
+            const float* d1 = htab + t1.y + jx;
+#pragma unroll
+            for (int c = 0; c < channels; ++c) {
+              const int o = c * h_plane;
+              const float q00 = am::lerp(u0[o], d0[o], l0);
+              const float q01 = am::lerp(u0[o + 1], d0[o + 1], l0);
+              const float q10 = am::lerp(u1[o], d1[o], l1);
+              const float q11 = am::lerp(u1[o + 1], d1[o + 1], l1);
+              v[c] = am::lerp(am::lerp(q00, q01, fx), am::lerp(q10, q11, fx), fy);
+            }
           } else {
+            float q[4][channels];
 #pragma unroll
-            for (int c = 0; c < channels; ++c) q[k][c] = 0.0F;
+            for (int k = 0; k < 4; ++k) {
+              const int xr = xf + (k & 1);
+              const int yr = yf + (k >> 1);
+              if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
+                resized(xr, yr, q[k]);
+              } else {
+#pragma unroll
+                for (int c = 0; c < channels; ++c) q[k][c] = 0.0F;
+              }
+            }
+#pragma unroll
+            for (int c = 0; c < channels; ++c)
+              v[c] = am::lerp(am::lerp(q[0][c], q[1][c], fx), am::lerp(q[2][c], q[3][c], fx), fy);
           }
         }
 #pragma unroll
-        for (int c = 0; c < channels; ++c)
-          v[c] = am::lerp(am::lerp(q[0][c], q[1][c], fx), am::lerp(q[2][c], q[3][c], fx), fy);
+        for (int c = 0; c < channels; ++c) dst[c * raw_plane] = v[c];
       }
-#pragma unroll
-      for (int c = 0; c < channels; ++c) dst[c * raw_plane] = v[c];
     }
+    __syncthreads();
+    row_pass(raw, rows, w);
+    __syncthreads();
+    if (!htable && j + 1 < a.strip) {
+      // The next tile's halo rows 0..5 are this tile's rows 32..37: move them (raw is free now).
+      constexpr int vectors = raw_stride / 4;
+      for (int i = t; i < channels * 2 * radius * vectors; i += threads) {
+        const int row = i / vectors; // channel * 6 + row
+        const int c = row / (2 * radius);
+        const int r = row - c * 2 * radius;
+        const int v = i - row * vectors;
+        float4* plane = reinterpret_cast<float4*>(raw + c * raw_plane);
+        plane[r * vectors + v] = plane[(th + r) * vectors + v];
+      }
+    }
+    column_pass(rows, w, [&](int c, int ty, int tx, float4 v) {
+      const float m = a.mean[c];
+      const float s = a.inv_std[c];
+      v.x = am::mul_rn(am::sub_rn(v.x, m), s);
+      v.y = am::mul_rn(am::sub_rn(v.y, m), s);
+      v.z = am::mul_rn(am::sub_rn(v.z, m), s);
+      v.w = am::mul_rn(am::sub_rn(v.w, m), s);
+      Out* p = image_out + static_cast<std::size_t>(c) * out_plane +
+               static_cast<std::size_t>((y0 + ty) * a.size + x0 + tx);
+      store4(p, v, true, 4);
+    });
   }
-  __syncthreads();
-  row_pass(raw, rows, w);
-  __syncthreads();
+}
 
-  const std::size_t out_plane = static_cast<std::size_t>(a.size) * static_cast<std::size_t>(a.size);
-  Out* image_out =
-      static_cast<Out*>(a.out) + static_cast<std::size_t>(image) * channels * out_plane;
-  column_pass(rows, w, [&](int c, int ty, int tx, float4 v) {
-    const float m = a.mean[c];
-    const float s = a.inv_std[c];
-    v.x = am::mul_rn(am::sub_rn(v.x, m), s);
-    v.y = am::mul_rn(am::sub_rn(v.y, m), s);
-    v.z = am::mul_rn(am::sub_rn(v.z, m), s);
-    v.w = am::mul_rn(am::sub_rn(v.w, m), s);
-    Out* p = image_out + static_cast<std::size_t>(c) * out_plane +
-             static_cast<std::size_t>((y0 + ty) * a.size + x0 + tx);
-    store4(p, v, true, 4);
-  });
+/// Tiles per block down a tile column. A block that goes on to the tile below reuses the 6 halo
+/// rows the two share (38 rows sampled become 32) and its per-block setup, but longer strips
+/// mean fewer blocks: strips grow (1, 2, 4, 8 tiles) only while the grid still fills the GPU
+/// at least 4 times over, so that small batches keep every SM busy and the last wave stays short.
+int strip_length(int batch, int tiles_x, int tiles_y, int resident) {
+  int strip = 1;
+  const long long columns = static_cast<long long>(batch) * tiles_x;
+  while (strip < 8 && tiles_y % (2 * strip) == 0 &&
+         columns * (tiles_y / (2 * strip)) >= 4LL * resident)
+    strip *= 2;
+  return strip;
 }
 
 template <augment_interp Interp>
@@ -630,22 +794,36 @@ void launch_augment_fused(const augment_shape& shape, const std::uint8_t* input,
   a.tabulated = shape.resize <= resize_table_max;
   a.scale = shape.scale;
   a.centre = am::centre(shape.resize);
+  a.float_bias = 0x4B000000U;
   for (int c = 0; c < augment_max_channels; ++c) {
     a.mean[c] = shape.mean[c];
     a.inv_std[c] = shape.inv_std[c];
   }
   if (shape.channels == fast::channels && shape.radius == fast::radius &&
       shape.resize % fast::tw == 0 && shape.width % 4 == 0) {
-    a.tiles_x = shape.resize / fast::tw;
-    a.tiles_per_image = a.tiles_x * (shape.resize / fast::th);
-    const long long blocks = static_cast<long long>(shape.batch) * a.tiles_per_image;
-    if (blocks > INT_MAX)
-      throw cuda_error(cudaErrorInvalidValue, "augment_fused: the batch needs too many blocks");
+    const int tiles_x = shape.resize / fast::tw;
+    const int tiles_y = shape.resize / fast::th;
+    if (tiles_y > 65535)
+      throw cuda_error(cudaErrorInvalidValue, "augment_fused: the output is too tall");
     const fused_kernel kernel = shape.interp == augment_interp::nearest
                                     ? fastk::pick_out_fast<augment_interp::nearest>(shape.out)
                                     : fastk::pick_out_fast<augment_interp::bilinear>(shape.out);
-    kernel<<<static_cast<unsigned>(blocks), fast::threads, 0, s>>>(a);
-    GPUBENCH_CHECK_LAUNCH("augment_fused");
+    if (shape.fused_strip < 0 || shape.fused_strip > 8 ||
+        (shape.fused_strip > 0 && tiles_y % shape.fused_strip != 0))
+      throw std::invalid_argument("augment: fused_strip must be 0 or divide the tile rows (<= 8)");
+    a.strip = shape.fused_strip > 0
+                  ? shape.fused_strip
+                  : fastk::strip_length(
+                        shape.batch, tiles_x, tiles_y,
+                        resident_blocks(reinterpret_cast<const void*>(kernel), fast::threads, 0));
+    constexpr int max_images = 65535; // gridDim.z
+    for (int first = 0; first < shape.batch; first += max_images) {
+      a.first_image = first;
+      const dim3 grid(static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y / a.strip),
+                      static_cast<unsigned>(std::min(max_images, shape.batch - first)));
+      kernel<<<grid, fast::threads, 0, s>>>(a);
+      GPUBENCH_CHECK_LAUNCH("augment_fused");
+    }
     return;
   }
   const halo_shape hs(shape.radius);

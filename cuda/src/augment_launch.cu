@@ -40,6 +40,24 @@ void allow_dynamic_shared_bytes(const void* kernel, int bytes) {
   current = bytes;
 }
 
+int resident_blocks(const void* kernel, int threads, int dynamic_shared_bytes) {
+  static std::mutex m;
+  static std::map<std::pair<const void*, int>, int> known;
+  int device = 0;
+  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
+  const std::lock_guard lock(m);
+  const auto it = known.find({kernel, device});
+  if (it != known.end()) return it->second;
+  int per_sm = 0;
+  GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, kernel, threads, static_cast<std::size_t>(dynamic_shared_bytes)));
+  int sms = 0;
+  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int blocks = std::max(1, per_sm * sms);
+  known[{kernel, device}] = blocks;
+  return blocks;
+}
+
 unsigned grid_for(std::size_t n, int threads) {
   const std::size_t blocks =
       (n + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);

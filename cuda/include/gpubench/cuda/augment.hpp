@@ -59,6 +59,10 @@ struct augment_shape {
   float scale = 0.5F; ///< crop / resize, the resize's source step (as PyTorch computes it)
   float mean[augment_max_channels] = {};
   float inv_std[augment_max_channels] = {}; ///< 1 / std, rounded once: normalize multiplies
+  /// Fused fast path only: tiles each block handles down one tile column (1, 2, 4 or 8; it must
+  /// divide resize / 32). 0 chooses from the batch and the device (see augment_fused.cu). The
+  /// output does not depend on it; tests use it to cover every strip length.
+  int fused_strip = 0;
 
   [[nodiscard]] std::size_t input_pixels() const noexcept {
     return static_cast<std::size_t>(height) * static_cast<std::size_t>(width);
