@@ -2,6 +2,7 @@
 
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
+#include "gpubench/errors.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -41,9 +42,16 @@ measure_options peak_options() {
 
 } // namespace
 
+std::optional<double> measured_peak(const measurement& m) {
+  if (m.samples.empty() || !(m.stats.median > 0) || !(m.work.bytes > 0)) return std::nullopt;
+  return m.work.bytes / m.stats.median;
+}
+
 device_record& run_context::device_with_peaks(int id, bool transfers) {
   device_record& rec = device(id);
-  if (rec.d2d_bytes_per_s && (!transfers || rec.h2d_bytes_per_s)) return rec;
+  const bool have_transfers = rec.h2d_bytes_per_s && rec.d2h_bytes_per_s;
+  // After SIGINT a measurement would stop before its first sample: skip the allocations too.
+  if ((rec.d2d_bytes_per_s && (!transfers || have_transfers)) || interrupt_requested()) return rec;
   const cuda::scoped_device guard(id);
   const cuda::stream s;
   cuda::l2_flusher flusher(rec.info.l2_bytes);
@@ -60,9 +68,9 @@ device_record& run_context::device_with_peaks(int id, bool transfers) {
                                  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(dst.data(), src.data(), bytes,
                                                                    cudaMemcpyDeviceToDevice, st));
                                });
-    rec.d2d_bytes_per_s = m.work.bytes / m.stats.median;
+    rec.d2d_bytes_per_s = measured_peak(m);
   }
-  if (transfers && !rec.h2d_bytes_per_s) {
+  if (transfers && !have_transfers) {
     const std::size_t bytes = std::size_t{256} << 20;
     cuda::device_buffer<std::byte> dev(bytes);
     cuda::pinned_buffer<std::byte> host(bytes);
@@ -77,8 +85,8 @@ device_record& run_context::device_with_peaks(int id, bool transfers) {
           GPUBENCH_CUDA_TRY(
               cudaMemcpyAsync(host.data(), dev.data(), bytes, cudaMemcpyDeviceToHost, st));
         });
-    rec.h2d_bytes_per_s = h2d.work.bytes / h2d.stats.median;
-    rec.d2h_bytes_per_s = d2h.work.bytes / d2h.stats.median;
+    rec.h2d_bytes_per_s = measured_peak(h2d);
+    rec.d2h_bytes_per_s = measured_peak(d2h);
   }
   return rec;
 }

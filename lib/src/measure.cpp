@@ -30,7 +30,10 @@ sampling_outcome sample_until_stable(const measure_options& opts,
   const auto interrupted = [&] {
     return stop_requested ? stop_requested() : interrupt_requested();
   };
-  for (int i = 0; i < opts.warmup && !interrupted(); ++i) (void)sample();
+  // Warm-up spends the same --timeout budget as sampling; once it is spent, sampling still takes
+  // its one sample (the loop below checks the time after each), so the measurement has data.
+  for (int i = 0; i < opts.warmup && !interrupted() && elapsed() < opts.timeout; ++i)
+    (void)sample();
 
   sampling_outcome out;
   double sampled = 0;

@@ -4,12 +4,9 @@ the test-only hook GPUBENCH_INJECT_FAULT, stops the run with exit 3, names the k
 error, and leaves the results measured so far in --output, marked incomplete."""
 import json
 import os
-import signal
-import subprocess
-import time
 import unittest
 
-from gpubench_cli import FAST, GPUBENCH, run, tempdir, validate
+from gpubench_cli import FAST, run, tempdir, validate
 
 INJECT = "GPUBENCH_INJECT_FAULT"
 
@@ -70,40 +67,6 @@ class StickyCudaError(unittest.TestCase):
         self.assertIn("cudaErrorIllegalAddress", second["reason"])
         self.assertIn("fault_injection", second["reason"])
         self.assertEqual(second["measurements"], [])
-
-
-class InterruptBeforeTheFirstSample(unittest.TestCase):
-    """Beside test_signals.py: a measurement interrupted before its first sample has no data, so
-    the point is not reported ok with empty statistics (docs/reliability.md, "SIGINT")."""
-
-    def test_the_point_is_skipped_with_the_reason(self):
-        with tempdir() as tmp:
-            out = os.path.join(tmp, "out.json")
-            # A million warm-up samples of 4M elements: the signal lands in the warm-up.
-            proc = subprocess.Popen(
-                [GPUBENCH, "vecadd", "--cpu-only", "--n", "4M", "--warmup", "1000000",
-                 "--timeout", "86400", "--output", out],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(1.5)
-            self.assertIsNone(proc.poll(), "the run ended before SIGINT was sent")
-            proc.send_signal(signal.SIGINT)
-            try:
-                _, stderr = proc.communicate(timeout=120)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
-                self.fail("gpubench did not stop within 120 s of SIGINT")
-            self.assertEqual(proc.returncode, 130, stderr)
-            with open(out, encoding="utf-8") as f:
-                doc = json.load(f)
-        validate(doc)
-        self.assertTrue(doc["meta"]["incomplete"])
-        [point] = doc["results"]
-        self.assertEqual(point["status"], "skipped")
-        self.assertEqual(point["reason"],
-                         "interrupted (SIGINT) before the first sample of cpu_reference")
-        self.assertEqual(point["measurements"], [])
-        self.assertEqual(point["derived"], {})
 
 
 class FaultInjectionHook(unittest.TestCase):

@@ -1,6 +1,7 @@
 """SIGINT (docs/errors.md, "Interruption"): the run stops after the current sample, exits 130 and
 still writes --output, atomically, with what was measured so far, marked incomplete."""
 import json
+import math
 import os
 import signal
 import subprocess
@@ -8,7 +9,7 @@ import tempfile
 import time
 import unittest
 
-GPUBENCH = os.environ.get("GPUBENCH", "gpubench")
+from gpubench_cli import GPUBENCH, has_gpu, validate
 
 
 class Interrupt(unittest.TestCase):
@@ -58,6 +59,51 @@ class Interrupt(unittest.TestCase):
         self.assertEqual(first["status"], "ok")
         self.assertGreater(len(first["measurements"][0]["samples"]), 0)
         self.assertLess(len(doc["results"]), 3, "the points after the interrupted one must not run")
+
+    def test_a_measurement_interrupted_in_its_warm_up_leaves_the_point_skipped(self):
+        # A measurement interrupted before its first sample has no data, so the point is not
+        # reported ok with empty statistics (docs/reliability.md, "SIGINT"). A million warm-up
+        # samples of 4M elements: the signal lands in the warm-up.
+        code = self.interrupted("vecadd", "--cpu-only", "--n", "4M", "--warmup", "1000000",
+                                "--timeout", "86400", after=1.5)
+        self.assertEqual(code, 130, self.stderr)
+        doc = self.written()
+        validate(doc)
+        [point] = doc["results"]
+        self.assertEqual(point["status"], "skipped")
+        self.assertEqual(point["reason"],
+                         "interrupted (SIGINT) before the first sample of cpu_reference")
+        self.assertEqual(point["measurements"], [])
+        self.assertEqual(point["derived"], {})
+
+    def test_a_gpu_point_interrupted_while_being_set_up_is_not_reported_failed(self):
+        """Needs a GPU: skipped (not passed) where gpubench finds no usable CUDA device.
+
+        Wherever the signal lands (before the point, while its inputs are made, in the device's
+        copy-peak measurement, in the CPU reference's warm-up), the GPU results are checked
+        against a reference computed from the inputs, so the point is never `failed`, and a peak
+        measurement left without a sample leaves the peak unknown rather than infinite (JSON has
+        no infinity: the schema would reject the null written for it). Which stage each delay
+        reaches depends on the machine, so several delays are tried; none is guaranteed to land
+        before the reference's first timed run."""
+        if not has_gpu():
+            self.skipTest("needs a GPU")
+        for after in (0.5, 1.0, 2.0, 4.0):
+            with self.subTest(after=after):
+                code = self.interrupted("vecadd", "--n", "256M", "--warmup", "1000000",
+                                        "--timeout", "86400", after=after)
+                self.assertEqual(code, 130, self.stderr)
+                doc = self.written()
+                validate(doc)
+                for device in doc["devices"]:
+                    for key, value in device["measured"].items():
+                        self.assertTrue(math.isfinite(value) and value > 0, (key, value))
+                for point in doc["results"]:
+                    self.assertNotEqual(point["status"], "failed", point)
+                    if point["verification"]["performed"]:
+                        self.assertTrue(point["verification"]["passed"], point["verification"])
+                    for m in point["measurements"]:
+                        self.assertNotEqual(m["rates"].get("fraction_of_measured_peak"), 0, m)
 
 
 if __name__ == "__main__":

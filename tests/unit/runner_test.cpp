@@ -71,7 +71,7 @@ TEST_CASE("runner: a point with no sample at all is skipped, with the reason", "
   const result r = run_one(returned);
   CHECK(r.status == result_status::skipped);
   // Here without SIGINT (the flag cannot be cleared in this process); with it, the reason says
-  // "interrupted (SIGINT) before the first sample of cpu_reference" (tests/cli/test_faults.py).
+  // "interrupted (SIGINT) before the first sample of cpu_reference" (tests/cli/test_signals.py).
   CHECK(r.reason == "no sample was taken of cpu_reference");
   CHECK(r.measurements.empty());
   CHECK(r.derived.empty());

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 using namespace gpubench;
@@ -80,6 +82,44 @@ TEST_CASE("stopping: the timeout ends sampling", "[measure]") {
   const auto out = sample_until_stable(o, [&] { return (i++ % 2 == 0) ? 1.0 : 2.0; });
   CHECK_FALSE(out.converged);
   CHECK(out.samples.size() < 10000000);
+}
+
+TEST_CASE("stopping: warm-up counts against the timeout, then one sample is taken", "[measure]") {
+  measure_options o;
+  o.warmup = 1000; // a second of warm-up at 1 ms a sample, twenty times the timeout
+  o.min_samples = 10;
+  o.min_time = 0;
+  o.timeout = 0.05;
+  int calls = 0;
+  const auto started = std::chrono::steady_clock::now();
+  const auto out = sample_until_stable(o, [&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return 1e-3;
+  });
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // Sleeps only ever last longer than asked, so at most 50 warm-up samples fit in 0.05 s.
+  CHECK(calls <= 51);
+  CHECK(wall < 0.5);
+  REQUIRE(out.samples.size() == 1); // the budget is spent: one sample, so there is data
+  CHECK_FALSE(out.converged);
+}
+
+TEST_CASE("stopping: warm-up within the timeout runs in full", "[measure]") {
+  measure_options o;
+  o.warmup = 5;
+  o.min_samples = 3;
+  o.max_samples = 3;
+  o.min_time = 0;
+  o.timeout = 60;
+  int calls = 0;
+  const auto out = sample_until_stable(o, [&] {
+    ++calls;
+    return 1e-3;
+  });
+  CHECK(calls == 8);
+  CHECK(out.samples.size() == 3);
 }
 
 TEST_CASE("host measurements derive rates from declared work", "[measure]") {

@@ -9,10 +9,15 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace gpubench {
+
+/// The bytes per second a peak measurement found, from its median; none when it has no sample
+/// (interrupted before the first), which a division by its median of 0 s would make infinite.
+std::optional<double> measured_peak(const measurement& m);
 
 class run_context {
 public:
@@ -24,6 +29,8 @@ public:
   /// Properties of `device`, queried once and recorded for the report.
   device_record& device(int id);
   /// Measures (once) the D2D copy peak of `device`; with `transfers` also pinned H2D and D2H.
+  /// A peak whose measurement got no sample (SIGINT) stays unknown and is not cached: fractions
+  /// of it are left out, and a later call measures it again.
   device_record& device_with_peaks(int id, bool transfers = false);
   [[nodiscard]] std::vector<device_record> devices_used() const;
 

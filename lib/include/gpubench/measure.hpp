@@ -17,12 +17,12 @@ class l2_flusher;
 }
 
 struct measure_options {
-  int warmup = 1;          ///< discarded samples before sampling
+  int warmup = 1;          ///< discarded samples before sampling, within the timeout
   int min_samples = 10;    ///< at least this many samples ...
   int max_samples = 1000;  ///< ... and never more than this many
   double min_time = 0.1;   ///< seconds of sampled time before stopping on noise
   double max_noise = 0.01; ///< stop once stddev / mean is at most this (fraction)
-  double timeout = 1.0;    ///< wall seconds per measurement, after which sampling stops
+  double timeout = 1.0;    ///< wall seconds per measurement, warm-up included
   bool warm = false;       ///< true: do not flush L2 between GPU samples
 };
 
@@ -71,6 +71,8 @@ measurement measure_host(std::string name, const measure_options& opts, work_cou
                          const std::function<void()>& body);
 
 /// The sampling loop shared by both clocks: `sample()` returns one sample in seconds.
+/// `opts.timeout` bounds warm-up and sampling together: warm-up ends early once it has used the
+/// whole budget, and sampling then takes one sample and stops, not converged.
 /// `stop_requested` (SIGINT by default) is checked before every sample, warm-up included: an
 /// interruption ends the loop after the current sample, and one that comes before the first
 /// sample leaves `samples` empty (the runner then drops the measurement; runner.cpp).
