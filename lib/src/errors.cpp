@@ -11,5 +11,6 @@ static_assert(std::atomic<bool>::is_always_lock_free);
 
 void request_interrupt() noexcept { interrupted.store(true, std::memory_order_relaxed); }
 bool interrupt_requested() noexcept { return interrupted.load(std::memory_order_relaxed); }
+void clear_interrupt() noexcept { interrupted.store(false, std::memory_order_relaxed); }
 
 } // namespace gpubench

@@ -109,7 +109,15 @@ void drop_unsampled(result& r) {
   std::string dropped;
   for (const auto& m : r.measurements)
     if (m.samples.empty()) dropped += (dropped.empty() ? "" : ", ") + m.name;
-  if (dropped.empty()) return;
+  if (dropped.empty()) {
+    // A benchmark stopped by the signal before it added any measurement has nothing to report.
+    if (r.measurements.empty() && r.status == result_status::ok && interrupt_requested()) {
+      r.status = result_status::skipped;
+      r.reason = "interrupted (SIGINT) before the first measurement";
+      r.derived = nlohmann::json::object();
+    }
+    return;
+  }
   std::erase_if(r.measurements, [](const measurement& m) { return m.samples.empty(); });
   r.derived = nlohmann::json::object();
   if (r.measurements.empty() && r.status == result_status::ok) {

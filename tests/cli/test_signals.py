@@ -50,8 +50,11 @@ class Interrupt(unittest.TestCase):
         self.assertEqual(doc["results"][0]["params"]["n"], 100_000_000)
 
     def test_points_finished_before_the_signal_keep_their_samples(self):
+        # At least 1000 samples per point: the 1K point is done in milliseconds on any machine, the
+        # 100M points run until their 5 s timeout, so the signal lands in the second point however
+        # fast the machine is (20 samples of 100M once took under a second on a 16-core host).
         code = self.interrupted("vecadd", "--cpu-only", "--n", "1K,100M,100M", "--timeout", "5",
-                                "--min-time", "0", "--max-samples", "20")
+                                "--min-time", "0", "--min-samples", "1000")
         self.assertEqual(code, 130, self.stderr)
         doc = self.written()
         first = doc["results"][0]

@@ -2,6 +2,8 @@
 // sample has no data, so it must not be reported as one (docs/reliability.md, "SIGINT").
 #include "gpubench/runner.hpp"
 
+#include "gpubench/errors.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace gpubench;
@@ -86,4 +88,26 @@ TEST_CASE("runner: a failed verification is kept when no measurement had a sampl
   CHECK(r.status == result_status::failed);
   CHECK(r.reason == "GPU result differs from the CPU reference");
   CHECK(r.measurements.empty());
+}
+
+TEST_CASE("runner: a point stopped by SIGINT before any measurement is skipped", "[runner]") {
+  // The signal arrives while the benchmark prepares its inputs: it returns without measuring.
+  benchmark b;
+  b.name = "fake";
+  b.run_point = [](const nlohmann::json& /*point*/, run_context& /*ctx*/) {
+    request_interrupt();
+    return result{};
+  };
+  common_options opts;
+  opts.verbosity = 0;
+  run_context ctx(opts);
+  const std::vector<planned_point> points{{&b, nlohmann::json{{"n", 1}, {"device", -1}}},
+                                          {&b, nlohmann::json{{"n", 2}, {"device", -1}}}};
+  const run_report rep = execute(points, ctx, {"gpubench", "fake"});
+  clear_interrupt();
+  REQUIRE(rep.results.size() == 1); // the second point never ran
+  CHECK(rep.results.front().status == result_status::skipped);
+  CHECK(rep.results.front().reason == "interrupted (SIGINT) before the first measurement");
+  CHECK(rep.meta.incomplete);
+  CHECK_THAT(rep.meta.incomplete_reason, Contains("SIGINT"));
 }

@@ -16,6 +16,8 @@ public:
 /// current measurement, and the partial results are written marked incomplete.
 void request_interrupt() noexcept;
 [[nodiscard]] bool interrupt_requested() noexcept;
+/// Forgets a request; for tests that simulate the signal in-process.
+void clear_interrupt() noexcept;
 
 namespace exit_code {
 inline constexpr int success = 0;
