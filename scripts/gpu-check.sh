@@ -22,6 +22,8 @@ prefix=()
 [[ -d $root/.deps/stb/usr/include ]] && prefix+=(-DSTB_INCLUDE_DIR="$root/.deps/stb/usr/include")
 # The CLI tests want a python3 with matplotlib (scripts/plot.py); prefer the one on PATH.
 command -v python3 >/dev/null && prefix+=(-DGPUBENCH_PYTHON="$(command -v python3)")
+# ... and jsonschema, which may sit in .deps/py/site (wheels unzipped there).
+[[ -d $root/.deps/py/site ]] && export PYTHONPATH="$root/.deps/py/site${PYTHONPATH:+:$PYTHONPATH}"
 
 {
   echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
