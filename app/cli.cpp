@@ -82,7 +82,8 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
       ->capture_default_str();
   cmd.add_option("--max-noise", raw.max_noise, "stop when rel. stddev <= PCT percent")
       ->capture_default_str();
-  cmd.add_option("--timeout", opts.measure.timeout, "wall seconds per measurement at most")
+  cmd.add_option("--timeout", opts.measure.timeout,
+                 "wall seconds per measurement at most, warm-up included")
       ->capture_default_str();
   cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
   cmd.add_option("--seed", opts.seed, "seed of all random inputs and parameters")

@@ -275,7 +275,14 @@ __device__ __forceinline__ void column_pass(const float* __restrict__ rows, cons
 
 } // namespace fast
 
-// ---- typed stores ------------------------------------------------------------------------------
+// ---- normalize and typed stores -----------------------------------------------------------------
+
+/// (v - mean) * inv_std on 4 values, each operation rounded separately, as the CPU reference does.
+__device__ __forceinline__ float4 normalize4(float4 v, float mean, float inv_std) {
+  return make_float4(
+      am::mul_rn(am::sub_rn(v.x, mean), inv_std), am::mul_rn(am::sub_rn(v.y, mean), inv_std),
+      am::mul_rn(am::sub_rn(v.z, mean), inv_std), am::mul_rn(am::sub_rn(v.w, mean), inv_std));
+}
 
 template <typename Out>
 __device__ __forceinline__ Out from_float(float v);

@@ -304,12 +304,7 @@ __global__ void __launch_bounds__(block_threads)
       const int x = x0 + tx;
       if (y >= a.size || x >= a.size) return;
       const int ch = c0 + c;
-      const float m = a.mean[ch];
-      const float s = a.inv_std[ch];
-      v.x = am::mul_rn(am::sub_rn(v.x, m), s);
-      v.y = am::mul_rn(am::sub_rn(v.y, m), s);
-      v.z = am::mul_rn(am::sub_rn(v.z, m), s);
-      v.w = am::mul_rn(am::sub_rn(v.w, m), s);
+      v = normalize4(v, a.mean[ch], a.inv_std[ch]);
       Out* p = image_out + static_cast<std::size_t>(ch) * out_plane +
                static_cast<std::size_t>(y) * static_cast<std::size_t>(a.size) +
                static_cast<std::size_t>(x);
@@ -717,12 +712,7 @@ __global__ void __launch_bounds__(fast::threads,
       }
     }
     column_pass(rows, w, [&](int c, int ty, int tx, float4 v) {
-      const float m = a.mean[c];
-      const float s = a.inv_std[c];
-      v.x = am::mul_rn(am::sub_rn(v.x, m), s);
-      v.y = am::mul_rn(am::sub_rn(v.y, m), s);
-      v.z = am::mul_rn(am::sub_rn(v.z, m), s);
-      v.w = am::mul_rn(am::sub_rn(v.w, m), s);
+      v = normalize4(v, a.mean[c], a.inv_std[c]);
       Out* p = image_out + static_cast<std::size_t>(c) * out_plane +
                static_cast<std::size_t>((y0 + ty) * a.size + x0 + tx);
       store4(p, v, true, 4);

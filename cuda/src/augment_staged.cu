@@ -356,10 +356,7 @@ __global__ void augment_normalize(const __grid_constant__ staged_args a,
     const float s = a.inv_std[c];
     const std::size_t at = plane * plane_px + i;
     if (vector) {
-      float4 v = *reinterpret_cast<const float4*>(blurred + at);
-      v = make_float4(am::mul_rn(am::sub_rn(v.x, m), s), am::mul_rn(am::sub_rn(v.y, m), s),
-                      am::mul_rn(am::sub_rn(v.z, m), s), am::mul_rn(am::sub_rn(v.w, m), s));
-      store4(out + at, v, true, 4);
+      store4(out + at, normalize4(*reinterpret_cast<const float4*>(blurred + at), m, s), true, 4);
     } else {
       out[at] = from_float<Out>(am::mul_rn(am::sub_rn(blurred[at], m), s));
     }
