@@ -4,6 +4,9 @@
 // overlap, and the trained weights of every mode checked bitwise against serial's.
 #include "gpubench/benchmark.hpp"
 #include "gpubench/pipeline.hpp"
+#include "gpubench/result.hpp"
+
+#include <map>
 
 namespace gpubench {
 
@@ -11,6 +14,11 @@ benchmark make_pipeline_benchmark();
 
 /// The settings of a planned point (the inverse of what the plan writes).
 pipeline_config pipeline_config_from_point(const nlohmann::json& point);
+
+/// The derived figures of a point from its measurements (seconds per step): stage balance, ideal
+/// speedup, per mode steps/s, images/s, host time, speedup over serial and overlap efficiency.
+void derive_pipeline_figures(result& r, const pipeline_config& cfg, const stage_work& w,
+                             const std::map<pipeline_mode, double>& host_per_step);
 
 /// Test hook: a point with the key "corrupt_weights_of" set to a mode name has one bit of that
 /// mode's trained weights flipped before the bitwise comparison (the check must then fail).
