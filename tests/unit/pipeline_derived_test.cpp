@@ -1,4 +1,5 @@
 // The derived figures of a pipeline point, from its per-step measurements (seconds per step).
+#include "common.hpp"
 #include "gpubench/pipeline_bench.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,12 +9,7 @@ using namespace gpubench;
 namespace {
 
 measurement timed(std::string name, std::vector<double> seconds_per_step) {
-  measurement m;
-  m.name = std::move(name);
-  m.samples = std::move(seconds_per_step);
-  m.work = {0, 1, "steps"};
-  finalize(m);
-  return m;
+  return test::finalized(std::move(name), std::move(seconds_per_step), {0, 1, "steps"});
 }
 
 pipeline_config augment_train() {

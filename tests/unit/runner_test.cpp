@@ -2,6 +2,7 @@
 // sample has no data, so it must not be reported as one (docs/reliability.md, "SIGINT").
 #include "gpubench/runner.hpp"
 
+#include "common.hpp"
 #include "gpubench/errors.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,12 +13,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 measurement with_samples(std::string name, std::vector<double> samples) {
-  measurement m;
-  m.name = std::move(name);
-  m.samples = std::move(samples);
-  m.work = {1e6, 1e3, "elements"};
-  finalize(m);
-  return m;
+  return test::finalized(std::move(name), std::move(samples));
 }
 
 /// Runs one CPU-only point of a benchmark whose point returns `returned`.
