@@ -378,40 +378,23 @@ __device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0,
   const int xb = min(a.size - 1, x0 + fast::tw - 1 + r);
   const int ya = max(0, y0 - r);
   const int yb = min(a.size - 1, y0 + fast::th - 1 + r);
-  const float c = a.centre;
-  const am::point2 p00 = am::rotation_source(xa, ya, c, c, cos_a, sin_a);
-  const am::point2 p01 = am::rotation_source(xb, ya, c, c, cos_a, sin_a);
-  const am::point2 p10 = am::rotation_source(xa, yb, c, c, cos_a, sin_a);
-  const am::point2 p11 = am::rotation_source(xb, yb, c, c, cos_a, sin_a);
-  const auto bounded = [](float v) { return fminf(fmaxf(v, -1e7F), 1e7F); };
-  const int rx0 =
-      max(0, am::floor_to_int(bounded(fminf(fminf(p00.x, p01.x), fminf(p10.x, p11.x)))) - 1);
-  const int rx1 = min(
-      a.size - 1, am::floor_to_int(bounded(fmaxf(fmaxf(p00.x, p01.x), fmaxf(p10.x, p11.x)))) + 2);
-  const int ry0 =
-      max(0, am::floor_to_int(bounded(fminf(fminf(p00.y, p01.y), fminf(p10.y, p11.y)))) - 1);
-  const int ry1 = min(
-      a.size - 1, am::floor_to_int(bounded(fmaxf(fmaxf(p00.y, p01.y), fmaxf(p10.y, p11.y)))) + 2);
+  const am::resized_range rr = am::tile_resized_reach(xa, xb, ya, yb, a.size, cos_a, sin_a);
   reach e{};
-  if (rx0 > rx1 || ry0 > ry1) return e;
-  // Resize taps are monotonic in the output index: the range's end taps bound the window.
-  const int wx0 = am::resize_source(rx0, a.scale, a.crop).i0;
-  const int wx1 = am::resize_source(rx1, a.scale, a.crop).i1;
-  const int wy0 = am::resize_source(ry0, a.scale, a.crop).i0;
-  const int wy1 = am::resize_source(ry1, a.scale, a.crop).i1;
-  const int gx = (left + wx0) & ~3;
-  const int bws = (left + wx1 + 1 - gx + 3) & ~3;
-  const int bh = wy1 - wy0 + 1;
-  const int nx = rx1 - rx0 + 1;
-  if (nx > tap_capacity || ry1 - ry0 + 1 > tap_capacity || bws * bh > smem_plan<HTable>::window ||
-      (HTable && nx * bh > h_plane))
+  if (rr.empty()) return e;
+  const am::crop_window cw = am::source_window(rr, a.scale, a.crop);
+  const int gx = (left + cw.x0) & ~3;
+  const int bws = (left + cw.x1 + 1 - gx + 3) & ~3;
+  const int nx = rr.x1 - rr.x0 + 1;
+  const int ny = rr.y1 - rr.y0 + 1;
+  if (nx > tap_capacity || ny > tap_capacity || bws * cw.height() > smem_plan<HTable>::window ||
+      (HTable && nx * cw.height() > h_plane))
     return e;
-  e.rx0 = rx0;
+  e.rx0 = rr.x0;
   e.nx = nx;
-  e.ry0 = ry0;
-  e.ny = ry1 - ry0 + 1;
-  e.wy0 = wy0;
-  e.bh = bh;
+  e.ry0 = rr.y0;
+  e.ny = ny;
+  e.wy0 = cw.y0;
+  e.bh = cw.height();
   e.bws = bws;
   e.gx = gx;
   e.x_origin = left - gx;

@@ -104,28 +104,28 @@ std::string point_label(const planned_point& p) {
 /// A measurement interrupted (SIGINT) before its first sample has no data: its statistics would
 /// read as 0 s, and the point's derived figures (speedups, rates) are computed from them. Such
 /// measurements are dropped, with the point's derived figures; a point left without any
-/// measurement, and otherwise ok, is reported skipped with the reason.
+/// measurement (or stopped by the signal before it measured anything), and otherwise ok, is
+/// reported skipped with the reason.
 void drop_unsampled(result& r) {
   std::string dropped;
   for (const auto& m : r.measurements)
     if (m.samples.empty()) dropped += (dropped.empty() ? "" : ", ") + m.name;
-  if (dropped.empty()) {
-    // A benchmark stopped by the signal before it added any measurement has nothing to report.
-    if (r.measurements.empty() && r.status == result_status::ok && interrupt_requested()) {
-      r.status = result_status::skipped;
-      r.reason = "interrupted (SIGINT) before the first measurement";
-      r.derived = nlohmann::json::object();
-    }
+  if (!dropped.empty()) {
+    std::erase_if(r.measurements, [](const measurement& m) { return m.samples.empty(); });
+    r.derived = nlohmann::json::object();
+  }
+  // Nothing measured: dropped above, or the signal stopped the benchmark before it measured.
+  if (!r.measurements.empty() || r.status != result_status::ok ||
+      (dropped.empty() && !interrupt_requested()))
     return;
-  }
-  std::erase_if(r.measurements, [](const measurement& m) { return m.samples.empty(); });
+  r.status = result_status::skipped;
   r.derived = nlohmann::json::object();
-  if (r.measurements.empty() && r.status == result_status::ok) {
-    r.status = result_status::skipped;
-    r.reason = interrupt_requested()
-                   ? fmt::format("interrupted (SIGINT) before the first sample of {}", dropped)
-                   : fmt::format("no sample was taken of {}", dropped);
-  }
+  if (dropped.empty())
+    r.reason = "interrupted (SIGINT) before the first measurement";
+  else if (interrupt_requested())
+    r.reason = fmt::format("interrupted (SIGINT) before the first sample of {}", dropped);
+  else
+    r.reason = fmt::format("no sample was taken of {}", dropped);
 }
 
 result failed_point(const planned_point& p, result_status status, std::string reason) {

@@ -179,12 +179,20 @@ struct crop_window {
   [[nodiscard]] GPUBENCH_HD int height() const { return y1 - y0 + 1; }
 };
 
-/// The crop pixels that rotated-and-resized samples at output positions [xa, xb] x [ya, yb] of a
-/// size x size output can read (nearest or bilinear): the rotation is affine, so the corners bound
-/// the source positions; one resized pixel of margin on each side absorbs rounding. The fused
-/// kernel stages this window in shared memory (and checks every sample against it anyway).
-GPUBENCH_HD inline crop_window tile_source_window(int xa, int xb, int ya, int yb, int size,
-                                                  int crop, float scale, float cos_a, float sin_a) {
+/// Inclusive range of resized pixels (resized coordinates); empty when x1 < x0 or y1 < y0.
+struct resized_range {
+  int x0;
+  int x1;
+  int y0;
+  int y1;
+  [[nodiscard]] GPUBENCH_HD bool empty() const { return x1 < x0 || y1 < y0; }
+};
+
+/// The resized pixels that rotated samples at output positions [xa, xb] x [ya, yb] of a size x
+/// size output can read (nearest or bilinear): the rotation is affine, so the corners bound the
+/// source positions; one resized pixel of margin on each side absorbs rounding.
+GPUBENCH_HD inline resized_range tile_resized_reach(int xa, int xb, int ya, int yb, int size,
+                                                    float cos_a, float sin_a) {
   const float c = centre(size);
   const point2 p00 = rotation_source(xa, ya, c, c, cos_a, sin_a);
   const point2 p01 = rotation_source(xb, ya, c, c, cos_a, sin_a);
@@ -202,21 +210,34 @@ GPUBENCH_HD inline crop_window tile_source_window(int xa, int xb, int ya, int yb
   };
   // Far outside (|x| >= 2^24) nothing is read anyway; keep the integer conversions defined.
   const auto bounded = [](float v) { return v < -1e7F ? -1e7F : (v > 1e7F ? 1e7F : v); };
-  int rx0 = floor_to_int(bounded(lo(p00.x, p01.x, p10.x, p11.x))) - 1;
-  int rx1 = floor_to_int(bounded(hi(p00.x, p01.x, p10.x, p11.x))) + 2;
-  int ry0 = floor_to_int(bounded(lo(p00.y, p01.y, p10.y, p11.y))) - 1;
-  int ry1 = floor_to_int(bounded(hi(p00.y, p01.y, p10.y, p11.y))) + 2;
-  rx0 = rx0 < 0 ? 0 : rx0;
-  ry0 = ry0 < 0 ? 0 : ry0;
-  rx1 = rx1 > size - 1 ? size - 1 : rx1;
-  ry1 = ry1 > size - 1 ? size - 1 : ry1;
+  resized_range r{floor_to_int(bounded(lo(p00.x, p01.x, p10.x, p11.x))) - 1,
+                  floor_to_int(bounded(hi(p00.x, p01.x, p10.x, p11.x))) + 2,
+                  floor_to_int(bounded(lo(p00.y, p01.y, p10.y, p11.y))) - 1,
+                  floor_to_int(bounded(hi(p00.y, p01.y, p10.y, p11.y))) + 2};
+  r.x0 = r.x0 < 0 ? 0 : r.x0;
+  r.y0 = r.y0 < 0 ? 0 : r.y0;
+  r.x1 = r.x1 > size - 1 ? size - 1 : r.x1;
+  r.y1 = r.y1 > size - 1 ? size - 1 : r.y1;
+  return r;
+}
+
+/// The crop pixels behind a range of resized pixels: resize taps are monotonic in the output
+/// index, so the range's end taps bound them.
+GPUBENCH_HD inline crop_window source_window(const resized_range& r, float scale, int crop) {
   crop_window w;
-  if (rx0 > rx1 || ry0 > ry1) return w;
-  w.x0 = resize_source(rx0, scale, crop).i0;
-  w.x1 = resize_source(rx1, scale, crop).i1;
-  w.y0 = resize_source(ry0, scale, crop).i0;
-  w.y1 = resize_source(ry1, scale, crop).i1;
+  if (r.empty()) return w;
+  w.x0 = resize_source(r.x0, scale, crop).i0;
+  w.x1 = resize_source(r.x1, scale, crop).i1;
+  w.y0 = resize_source(r.y0, scale, crop).i0;
+  w.y1 = resize_source(r.y1, scale, crop).i1;
   return w;
+}
+
+/// The crop pixels the tile's samples can read: the window the fused kernel stages in shared
+/// memory (and checks every sample against anyway).
+GPUBENCH_HD inline crop_window tile_source_window(int xa, int xb, int ya, int yb, int size,
+                                                  int crop, float scale, float cos_a, float sin_a) {
+  return source_window(tile_resized_reach(xa, xb, ya, yb, size, cos_a, sin_a), scale, crop);
 }
 
 /// Linear interpolation a + t (b - a). The device fuses the multiply-add; values may therefore
