@@ -204,41 +204,50 @@ inline constexpr int taps = 2 * radius + 1;
 inline constexpr int tw = 32; ///< tile width (outputs)
 inline constexpr int th = 32; ///< tile height
 inline constexpr int threads = 192;
-inline constexpr int halo_w = tw + 2 * radius;        // 38
-inline constexpr int halo_h = th + 2 * radius;        // 38
-inline constexpr int raw_stride = 40;                 ///< floats per raw row (position hx + 1)
+inline constexpr int halo_w = tw + 2 * radius; // 38
+inline constexpr int halo_h = th + 2 * radius; // 38
+inline constexpr int raw_stride = 44; ///< floats per raw row (position hx + 1); 11 vectors, odd,
+                                      ///< so row_pass's loads of 2 rows miss each other's banks
 inline constexpr int raw_plane = halo_h * raw_stride; ///< floats per channel
 inline constexpr int rows_plane = halo_h * tw;        ///< floats per channel
 inline constexpr int column_rows = 4;                 ///< output rows per column-pass thread
 static_assert(channels * (th / column_rows) * (tw / 4) == threads, "one column item per thread");
 
-/// Row pass: raw -> rows for every channel. Output column j reads halo columns j .. j + 6.
+/// Row pass: raw -> rows for every channel. Output column j reads halo columns j .. j + 6. An
+/// item is 8 outputs of one row from 4 vector loads (16 floats, 14 used). The two halves of an
+/// item are stored in swapped order on odd rows: rows are 32 floats apart, so without the swap
+/// the 8 lanes of a store phase (2 rows x 4 items) would hit 4 bank groups twice.
 __device__ __forceinline__ void row_pass(const float* __restrict__ raw, float* __restrict__ rows,
                                          const float (&w)[taps]) {
-  constexpr int segments = tw / 4;
+  constexpr int segments = tw / 8;
   constexpr int items = channels * halo_h * segments;
   for (int i = static_cast<int>(threadIdx.x); i < items; i += threads) {
     const int seg = i % segments;
     const int row = i / segments;
-    const float4* src = reinterpret_cast<const float4*>(raw + row * raw_stride + seg * 4);
-    float v[12];
+    const float4* src = reinterpret_cast<const float4*>(raw + row * raw_stride + seg * 8);
+    float v[16];
 #pragma unroll
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 4; ++j) {
       const float4 t = src[j];
       v[4 * j] = t.x;
       v[4 * j + 1] = t.y;
       v[4 * j + 2] = t.z;
       v[4 * j + 3] = t.w;
     }
-    float o[4];
+    float o[8];
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {
+    for (int q = 0; q < 8; ++q) {
       float acc = 0.0F;
 #pragma unroll
       for (int k = 0; k < taps; ++k) acc = am::mac(acc, w[k], v[q + k + 1]);
       o[q] = acc;
     }
-    *reinterpret_cast<float4*>(rows + row * tw + seg * 4) = make_float4(o[0], o[1], o[2], o[3]);
+    const bool odd = (row & 1) != 0;
+    const float4 lo = make_float4(o[0], o[1], o[2], o[3]);
+    const float4 hi = make_float4(o[4], o[5], o[6], o[7]);
+    float4* dst = reinterpret_cast<float4*>(rows + row * tw + seg * 8);
+    dst[odd ? 1 : 0] = odd ? hi : lo;
+    dst[odd ? 0 : 1] = odd ? lo : hi;
   }
 }
 

@@ -49,8 +49,10 @@ struct fused_args {
   /// literal ptxas puts it in PRMT's one immediate slot and rebuilds the byte selectors in
   /// registers in every iteration of the sample loop, a dozen extra moves per sample.
   std::uint32_t float_bias;
-  int strip;       ///< fast kernel: tiles per block, down one tile column
-  int first_image; ///< fast kernel: image of blockIdx.z == 0 (launches go in chunks of images)
+  int strip;        ///< fast kernel: tiles per block, down one tile column
+  int long_columns; ///< fast kernel: columns run in strips; the later ones one tile per block
+  int tiles_y;      ///< fast kernel: tile rows
+  int first_image;  ///< fast kernel: image of the launch's first column (launches go in chunks)
 };
 
 /// Shared memory partitions, in floats from the start (each a multiple of 4 floats, 16 bytes).
@@ -365,7 +367,8 @@ struct reach {
   int ny;
   int wy0;      ///< first crop row of the window (= h table row 0)
   int bh;       ///< window rows
-  int bws;      ///< window row pitch in pixels (multiple of 4)
+  int bws;      ///< window row pitch in pixels (16 mod 32: rows fall on different banks)
+  int bwl;      ///< window pixels loaded per row (multiple of 4)
   int gx;       ///< input column of the window's first pixel (4-byte aligned)
   int x_origin; ///< window column = crop column + x_origin
 };
@@ -383,7 +386,11 @@ __device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0,
   if (rr.empty()) return e;
   const am::crop_window cw = am::source_window(rr, a.scale, a.crop);
   const int gx = (left + cw.x0) & ~3;
-  const int bws = (left + cw.x1 + 1 - gx + 3) & ~3;
+  const int bwl = (left + cw.x1 + 1 - gx + 3) & ~3;
+  // A pitch of 16 mod 32 words puts the next window row on the other half of the banks: the
+  // sample loop's loads follow a rotated line across rows, and a pitch near a multiple of 32
+  // made ~1.9 wavefronts per load where this makes ~1.3 (counted over random tiles and angles).
+  const int bws = bwl + (48 - bwl % 32) % 32;
   const int nx = rr.x1 - rr.x0 + 1;
   const int ny = rr.y1 - rr.y0 + 1;
   if (nx > tap_capacity || ny > tap_capacity || bws * cw.height() > smem_plan<HTable>::window ||
@@ -396,6 +403,7 @@ __device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0,
   e.wy0 = cw.y0;
   e.bh = cw.height();
   e.bws = bws;
+  e.bwl = bwl;
   e.gx = gx;
   e.x_origin = left - gx;
   return e;
@@ -421,16 +429,43 @@ __device__ __forceinline__ float resize_word(std::uint32_t w00, std::uint32_t w0
                   lerp_biased(biased_channel<C>(w10, bias), biased_channel<C>(w11, bias), lx), ly);
 }
 
-template <augment_interp Interp, typename Out>
+/// The resize when every weight is a multiple of 1/4 (no resize, or an exact 2x up- or
+/// downsample): the window words hold the 3 channels in 10-bit lanes, so the two horizontal lerps
+/// are 2 integer multiply-adds for all channels at once (4 x 255 fits 10 bits); the vertical one
+/// needs 12 bits a lane and runs on two words (R and B 20 bits apart, G alone). The result is
+/// 16 x the resized value, an integer, and the float lerps of augment_math are exact on these
+/// values (products of bytes and quarters, 12 significant bits), so v / 16 equals them bit for
+/// bit. It goes to float by placing it in the low mantissa of 2^19 (whose ulp is 1/16) and
+/// subtracting 2^19.
+__device__ __forceinline__ void quarter_resize(std::uint32_t w00, std::uint32_t w01,
+                                               std::uint32_t w10, std::uint32_t w11, int wx0,
+                                               int wx1, int wy0, int wy1, float (&v)[3]) {
+  constexpr std::uint32_t rb = 0x3FF003FFU; // lanes 0 and 2
+  constexpr std::uint32_t g = 0x000FFC00U;  // lane 1
+  const auto x0 = static_cast<std::uint32_t>(wx0);
+  const auto x1 = static_cast<std::uint32_t>(wx1);
+  const auto y0 = static_cast<std::uint32_t>(wy0);
+  const auto y1 = static_cast<std::uint32_t>(wy1);
+  const std::uint32_t top = w00 * x0 + w01 * x1;
+  const std::uint32_t bottom = w10 * x0 + w11 * x1;
+  const std::uint32_t v_rb = (top & rb) * y0 + (bottom & rb) * y1; // R bits 0..11, B 20..31
+  const std::uint32_t v_g = (top & g) * y0 + (bottom & g) * y1;    // G bits 10..21
+  v[0] = __fsub_rn(__uint_as_float((v_rb & 0xFFFU) | 0x49000000U), 524288.0F);
+  v[1] = __fsub_rn(__uint_as_float(v_g | 0x44000000U), 512.0F); // 2^9: ulp 2^-14 = 2^-4 / 2^10
+  v[2] = __fsub_rn(__uint_as_float((v_rb >> 20U) | 0x49000000U), 524288.0F);
+}
+
+template <augment_interp Interp, typename Out, bool Quarter>
 __global__ void __launch_bounds__(fast::threads,
                                   smem_plan<Interp == augment_interp::bilinear>::blocks_per_sm)
     augment_fused_fast(const __grid_constant__ fused_args a) {
+  static_assert(!Quarter || Interp == augment_interp::nearest, "the quarter resize is nearest's");
   using namespace fast;
   constexpr bool htable = Interp == augment_interp::bilinear;
   using plan = smem_plan<htable>;
   __shared__ __align__(16) float raw[channels * raw_plane];
   __shared__ __align__(16) float rows[plan::rows_floats];
-  // The window: one word per pixel, byte c = channel c.
+  // The window: one word per pixel, byte c = channel c; with Quarter, channel c in bits 10c..10c+9.
   auto* box = reinterpret_cast<std::uint32_t*>(htable ? raw : rows);
   float* htab = rows; // bilinear
   __shared__ int4 tap_x[tap_capacity];
@@ -438,9 +473,28 @@ __global__ void __launch_bounds__(fast::threads,
   __shared__ float2 row_terms[halo_h];
   __shared__ reach shared_reach;
 
-  // Grid: x = tile column, y = strip of a.strip tiles down that column, z = image.
-  const int image = a.first_image + static_cast<int>(blockIdx.z);
-  const int x0 = static_cast<int>(blockIdx.x) * tw;
+  // Grid: one dimension over the tile columns of the launch's images (column q = image * tiles_x
+  // + x). The first long_columns run as strips of a.strip tiles, the rest one tile per block:
+  // blocks start in index order, so the last wave is made of short blocks.
+  int column = 0;
+  int first_row = 0;
+  int strip = 1;
+  {
+    const int b = static_cast<int>(blockIdx.x);
+    const int per_column = a.tiles_y / a.strip;
+    const int long_blocks = a.long_columns * per_column;
+    if (b < long_blocks) {
+      column = b / per_column;
+      first_row = (b - column * per_column) * a.strip;
+      strip = a.strip;
+    } else {
+      const int r = b - long_blocks;
+      column = a.long_columns + r / a.tiles_y;
+      first_row = r - (column - a.long_columns) * a.tiles_y;
+    }
+  }
+  const int image = a.first_image + column / a.tiles_x;
+  const int x0 = (column - (image - a.first_image) * a.tiles_x) * tw;
   const augment_sample& sp = a.samples[image];
   const float cos_a = sp.cos_a;
   const float sin_a = sp.sin_a;
@@ -472,8 +526,8 @@ __global__ void __launch_bounds__(fast::threads,
   const float cdx = am::mul_rn(cos_a, dx);
   const float sdx = am::mul_rn(sin_a, dx);
 
-  for (int j = 0; j < a.strip; ++j) {
-    const int y0 = (static_cast<int>(blockIdx.y) * a.strip + j) * th;
+  for (int j = 0; j < strip; ++j) {
+    const int y0 = (first_row + j) * th;
     // The previous tile's column pass is done with `rows` (which the window reuses) and its halo
     // rows 32..37 are in raw rows 0..5.
     if (j > 0) __syncthreads();
@@ -494,10 +548,20 @@ __global__ void __launch_bounds__(fast::threads,
     // Nearest reads the window straight from the sample loop: its offsets are in bytes.
     const int row_pitch = htable ? e.nx : e.bws * 4;
     const int column_scale = htable ? 1 : 4;
+    // Quarter: the weights as integers, 4 (1 - l1) and 4 l1.
+    const auto weights = [](const am::resize_tap& tap) {
+      if constexpr (Quarter) {
+        const int k = static_cast<int>(tap.l1 * 4.0F);
+        return make_int2(4 - k, k);
+      } else {
+        return make_int2(__float_as_int(tap.l1), 0);
+      }
+    };
     for (int i = t; i < e.nx; i += threads) {
       const am::resize_tap tap = am::resize_source(e.rx0 + i, a.scale, a.crop);
+      const int2 wt = weights(tap);
       tap_x[i] = make_int4((tap.i0 + e.x_origin) * column_scale,
-                           (tap.i1 + e.x_origin) * column_scale, __float_as_int(tap.l1), 0);
+                           (tap.i1 + e.x_origin) * column_scale, wt.x, wt.y);
     }
     if (!htable && e.nx == 0 && t == 0) { // the sample loop reads entry 0 unconditionally
       tap_x[0] = make_int4(0, 0, 0, 0);
@@ -505,13 +569,13 @@ __global__ void __launch_bounds__(fast::threads,
     }
     for (int i = t; i < e.ny; i += threads) {
       const am::resize_tap tap = am::resize_source(e.ry0 + i, a.scale, a.crop);
-      tap_y[i] = make_int4((tap.i0 - e.wy0) * row_pitch, (tap.i1 - e.wy0) * row_pitch,
-                           __float_as_int(tap.l1), 0);
+      const int2 wt = weights(tap);
+      tap_y[i] = make_int4((tap.i0 - e.wy0) * row_pitch, (tap.i1 - e.wy0) * row_pitch, wt.x, wt.y);
     }
     {
       // 4 pixels of each channel per load; 12 slots per window row (most rows have 8-10 words).
       constexpr int slots = 12;
-      const int words = e.bws / 4;
+      const int words = e.bwl / 4;
       const std::uint8_t* plane = image_in + static_cast<std::size_t>(top + e.wy0) * a.width + e.gx;
       for (int i = t; i < e.bh * slots; i += threads) {
         const int by = i / slots;
@@ -522,6 +586,14 @@ __global__ void __launch_bounds__(fast::threads,
           const std::uint32_t r = __ldg(in + k);
           const std::uint32_t g = __ldg(in + plane_bytes / 4 + k);
           const std::uint32_t b = __ldg(in + plane_bytes / 2 + k);
+          if constexpr (Quarter) {
+            const auto pixel = [&](int sel) { // sel: 0x4440 + byte
+              return __byte_perm(r, 0U, sel) | (__byte_perm(g, 0U, sel) << 10U) |
+                     (__byte_perm(b, 0U, sel) << 20U);
+            };
+            out[k] = make_uint4(pixel(0x4440), pixel(0x4441), pixel(0x4442), pixel(0x4443));
+            continue;
+          }
           const std::uint32_t rg_lo = __byte_perm(r, g, 0x5140);
           const std::uint32_t rg_hi = __byte_perm(r, g, 0x7362);
           out[k] = make_uint4(__byte_perm(rg_lo, b, 0x0410), __byte_perm(rg_lo, b, 0x0532),
@@ -609,8 +681,6 @@ __global__ void __launch_bounds__(fast::threads,
               jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny);
           const int4 tx = tap_x[tabulated ? jx : 0];
           const int4 ty = tap_y[tabulated ? jy : 0];
-          const float lx = __int_as_float(tx.z);
-          const float ly = __int_as_float(ty.z);
           const char* base = reinterpret_cast<const char*>(box);
           const auto word = [&](int offset) {
             return *reinterpret_cast<const std::uint32_t*>(base + offset);
@@ -619,9 +689,15 @@ __global__ void __launch_bounds__(fast::threads,
           const std::uint32_t w01 = word(ty.x + tx.y);
           const std::uint32_t w10 = word(ty.y + tx.x);
           const std::uint32_t w11 = word(ty.y + tx.y);
-          v[0] = resize_word<0>(w00, w01, w10, w11, lx, ly, bias);
-          v[1] = resize_word<1>(w00, w01, w10, w11, lx, ly, bias);
-          v[2] = resize_word<2>(w00, w01, w10, w11, lx, ly, bias);
+          if constexpr (Quarter) {
+            quarter_resize(w00, w01, w10, w11, tx.z, tx.w, ty.z, ty.w, v);
+          } else {
+            const float lx = __int_as_float(tx.z);
+            const float ly = __int_as_float(ty.z);
+            v[0] = resize_word<0>(w00, w01, w10, w11, lx, ly, bias);
+            v[1] = resize_word<1>(w00, w01, w10, w11, lx, ly, bias);
+            v[2] = resize_word<2>(w00, w01, w10, w11, lx, ly, bias);
+          }
           if (!tabulated) {
             if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
               from_input(xr, yr, v);
@@ -682,7 +758,7 @@ __global__ void __launch_bounds__(fast::threads,
     __syncthreads();
     row_pass(raw, rows, w);
     __syncthreads();
-    if (!htable && j + 1 < a.strip) {
+    if (!htable && j + 1 < strip) {
       // The next tile's halo rows 0..5 are this tile's rows 32..37: move them (raw is free now).
       constexpr int vectors = raw_stride / 4;
       for (int i = t; i < channels * 2 * radius * vectors; i += threads) {
@@ -716,15 +792,33 @@ int strip_length(int batch, int tiles_x, int tiles_y, int resident) {
   return strip;
 }
 
-template <augment_interp Interp>
+/// Tile columns at the end of the grid that run one tile per block. The hardware starts blocks in
+/// index order, so with strips alone the last wave is a partial wave of long blocks and most SMs
+/// sit idle while it finishes (at batch 256, strips of 4: 4096 blocks on 792 slots, 5.2 waves).
+/// Ending with about one wave of single tiles makes that tail a quarter as long.
+int tail_columns(int strip, int tiles_y, int resident) {
+  return strip > 1 ? (resident + tiles_y - 1) / tiles_y : 0;
+}
+
+template <augment_interp Interp, bool Quarter>
 fused_kernel pick_out_fast(dtype out) {
   switch (out) {
-  case dtype::f16: return augment_fused_fast<Interp, __half>;
-  case dtype::bf16: return augment_fused_fast<Interp, __nv_bfloat16>;
+  case dtype::f16: return augment_fused_fast<Interp, __half, Quarter>;
+  case dtype::bf16: return augment_fused_fast<Interp, __nv_bfloat16, Quarter>;
   case dtype::f32:
   case dtype::f64: break;
   }
-  return augment_fused_fast<Interp, float>;
+  return augment_fused_fast<Interp, float, Quarter>;
+}
+
+/// Whether every resize weight is a multiple of 1/4 (quarter_resize applies): no resize, an
+/// exact 2x upsample (weights 1/4 and 3/4) or 2x downsample (1/2).
+bool quarter_weights(const augment_shape& shape) {
+  for (int d = 0; d < shape.resize; ++d) {
+    const float k = am::resize_source(d, shape.scale, shape.crop).l1 * 4.0F;
+    if (!(k >= 0.0F && k <= 4.0F) || k != static_cast<float>(static_cast<int>(k))) return false;
+  }
+  return true;
 }
 
 } // namespace fastk
@@ -776,25 +870,38 @@ void launch_augment_fused(const augment_shape& shape, const std::uint8_t* input,
       shape.resize % fast::tw == 0 && shape.width % 4 == 0) {
     const int tiles_x = shape.resize / fast::tw;
     const int tiles_y = shape.resize / fast::th;
-    if (tiles_y > 65535)
-      throw cuda_error(cudaErrorInvalidValue, "augment_fused: the output is too tall");
-    const fused_kernel kernel = shape.interp == augment_interp::nearest
-                                    ? fastk::pick_out_fast<augment_interp::nearest>(shape.out)
-                                    : fastk::pick_out_fast<augment_interp::bilinear>(shape.out);
+    const fused_kernel kernel =
+        shape.interp == augment_interp::bilinear
+            ? fastk::pick_out_fast<augment_interp::bilinear, false>(shape.out)
+        : fastk::quarter_weights(shape)
+            ? fastk::pick_out_fast<augment_interp::nearest, true>(shape.out)
+            : fastk::pick_out_fast<augment_interp::nearest, false>(shape.out);
     if (shape.fused_strip < 0 || shape.fused_strip > 8 ||
         (shape.fused_strip > 0 && tiles_y % shape.fused_strip != 0))
       throw std::invalid_argument("augment: fused_strip must be 0 or divide the tile rows (<= 8)");
-    a.strip = shape.fused_strip > 0
-                  ? shape.fused_strip
-                  : fastk::strip_length(
-                        shape.batch, tiles_x, tiles_y,
-                        resident_blocks(reinterpret_cast<const void*>(kernel), fast::threads, 0));
-    constexpr int max_images = 65535; // gridDim.z
-    for (int first = 0; first < shape.batch; first += max_images) {
+    const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), fast::threads, 0);
+    a.strip = shape.fused_strip > 0 ? shape.fused_strip
+                                    : fastk::strip_length(shape.batch, tiles_x, tiles_y, resident);
+    a.tiles_x = tiles_x;
+    a.tiles_y = tiles_y;
+    // Blocks of one launch (at most one per tile) stay below 2^31: launches go in chunks of images.
+    const long long tiles_per_image = static_cast<long long>(tiles_x) * tiles_y;
+    if (tiles_per_image > INT_MAX)
+      throw cuda_error(cudaErrorInvalidValue, "augment_fused: the output has too many tiles");
+    const int chunk = static_cast<int>(std::min<long long>(shape.batch, INT_MAX / tiles_per_image));
+    for (int first = 0; first < shape.batch; first += chunk) {
+      const int columns = std::min(chunk, shape.batch - first) * tiles_x;
+      // About one wave of single-tile blocks at the end (fastk::tail_columns); none by default
+      // when the strip is forced.
+      const int tail = std::min(columns, shape.fused_tail >= 0 ? shape.fused_tail
+                                         : shape.fused_strip > 0
+                                             ? 0
+                                             : fastk::tail_columns(a.strip, tiles_y, resident));
       a.first_image = first;
-      const dim3 grid(static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y / a.strip),
-                      static_cast<unsigned>(std::min(max_images, shape.batch - first)));
-      kernel<<<grid, fast::threads, 0, s>>>(a);
+      a.long_columns = columns - tail;
+      const long long blocks = static_cast<long long>(a.long_columns) * (tiles_y / a.strip) +
+                               static_cast<long long>(tail) * tiles_y;
+      kernel<<<static_cast<unsigned>(blocks), fast::threads, 0, s>>>(a);
       GPUBENCH_CHECK_LAUNCH("augment_fused");
     }
     return;

@@ -79,6 +79,9 @@ std::vector<json> plan_pipeline(const param_values& v, const common_options& opt
   if (aug.resize % pool != 0)
     throw usage_error(
         fmt::format("--pool: {} does not divide the augmented image side {}", pool, aug.resize));
+  const int overlap_strip = int_option(v, "overlap-strip", 0, 8);
+  if (overlap_strip != 0 && (overlap_strip & (overlap_strip - 1)) != 0)
+    throw usage_error(fmt::format("--overlap-strip: {} is not 0, 1, 2, 4 or 8", overlap_strip));
   const int hidden = int_option(v, "hidden", 1, max_width);
   const int layers = int_option(v, "layers", 0, 16);
   const int outputs = int_option(v, "outputs", 1, max_width);
@@ -106,6 +109,7 @@ std::vector<json> plan_pipeline(const param_values& v, const common_options& opt
           p["hidden"] = hidden;
           p["layers"] = layers;
           p["outputs"] = outputs;
+          p["overlap-strip"] = overlap_strip;
         } else {
           p["in-features"] = in_features;
           p["enc-width"] = enc_width;
@@ -358,6 +362,7 @@ pipeline_config pipeline_config_from_point(const json& point) {
   c.hidden = point.value("hidden", c.hidden);
   c.layers = point.value("layers", c.layers);
   c.outputs = point.value("outputs", c.outputs);
+  c.overlap_strip = point.value("overlap-strip", c.overlap_strip);
   c.in_features = point.value("in-features", c.in_features);
   c.enc_width = point.value("enc-width", c.enc_width);
   c.enc_layers = point.value("enc-layers", c.enc_layers);
@@ -397,6 +402,10 @@ benchmark make_pipeline_benchmark() {
       {"hidden", "augment-train: width of the hidden layers", "2048", false},
       {"layers", "augment-train: hidden layers", "2", false},
       {"outputs", "augment-train: outputs (regression targets)", "10", false},
+      {"overlap-strip",
+       "augment-train: tiles per block of the augment kernel beside stage B (streams, graph): "
+       "1, 2, 4, 8, or 0 for the choice made when it runs alone",
+       "8", false},
       {"in-features", "encoder-decoder: input features (and decoder outputs)", "1024", false},
       {"enc-width", "encoder-decoder: width of every encoder layer (the features)", "2048", false},
       {"enc-layers", "encoder-decoder: encoder layers (frozen, forward only)", "4", false},

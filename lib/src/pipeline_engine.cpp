@@ -253,6 +253,7 @@ struct pipeline_engine::state {
   // augment-train
   augment_config aug_cfg;
   augment_shape aug_shape;
+  augment_shape beside_shape; ///< aug_shape with the strip for running beside stage B
   std::vector<cuda::pinned_buffer<std::uint8_t>> host_images;
   std::vector<std::vector<augment_sample>> host_samples;
   cuda::device_buffer<std::uint8_t> d_images;
@@ -300,6 +301,8 @@ struct pipeline_engine::state {
     if (augment()) {
       aug_cfg = pipeline_augment_config(cfg.batch);
       aug_shape = make_augment_shape(aug_cfg);
+      beside_shape = aug_shape;
+      beside_shape.fused_strip = cfg.overlap_strip;
       const std::size_t image_bytes = batch * aug_shape.channels * aug_shape.input_pixels();
       d_images = cuda::device_buffer<std::uint8_t>(image_bytes);
       d_samples = cuda::device_buffer<augment_sample>(static_cast<std::size_t>(depth) * batch);
@@ -348,13 +351,13 @@ struct pipeline_engine::state {
 
   // ---- the stages ---------------------------------------------------------------------------
 
-  /// Stage A of step t into slot t % depth.
-  void stage_a(std::uint64_t t, cudaStream_t s) {
+  /// Stage A of step t into slot t % depth; `beside_b` when it runs concurrently with stage B.
+  void stage_a(std::uint64_t t, cudaStream_t s, bool beside_b = false) {
     const int k = ring(t);
     if (augment()) {
       GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_images.data(), host_images[k].data(), d_images.bytes(),
                                         cudaMemcpyHostToDevice, s));
-      cuda::launch_augment_fused(aug_shape, d_images.data(),
+      cuda::launch_augment_fused(beside_b ? beside_shape : aug_shape, d_images.data(),
                                  d_samples.data() + static_cast<std::size_t>(k) * cfg.batch,
                                  slots[k].data(), s);
     } else {
@@ -435,7 +438,7 @@ struct pipeline_engine::state {
         uploaded[ring(next)].record(a);
         loader->allow(next + static_cast<std::uint64_t>(depth) + 1);
       } else {
-        stage_a(next, a);
+        stage_a(next, a, true);
       }
       ev.a_done[ring(next)].record(a);
     }

@@ -14,7 +14,7 @@ class Help(unittest.TestCase):
         r = run("pipeline", "--help")
         self.assertEqual(r.returncode, 0, r.stderr)
         for opt in ("--scenario", "--mode", "--batch", "--depth", "--steps", "--warmup-steps",
-                    "--lr", "--pool", "--hidden", "--layers", "--outputs", "--in-features",
+                    "--lr", "--pool", "--overlap-strip", "--hidden", "--layers", "--outputs", "--in-features",
                     "--enc-width", "--enc-layers", "--dec-width", "--dec-layers", "Examples:",
                     "augment-train", "encoder-decoder", "cpu-augment", "77 no usable CUDA device"):
             self.assertIn(opt, r.stdout)
@@ -54,6 +54,9 @@ class BadInput(unittest.TestCase):
 
     def test_pool_must_divide_the_image(self):
         self.check(["--pool", "7"], "--pool")
+
+    def test_overlap_strip_not_a_power_of_two(self):
+        self.check(["--overlap-strip", "3"], "--overlap-strip")
 
     def test_not_a_number(self):
         self.check(["--steps", "many"], "--steps")

@@ -30,10 +30,12 @@ struct outcome {
 };
 
 /// Runs the CPU reference and both GPU implementations on the same synthetic batch.
-outcome run_all(const augment_config& cfg, thread_pool& pool, int fused_strip = 0) {
+outcome run_all(const augment_config& cfg, thread_pool& pool, int fused_strip = 0,
+                int fused_tail = -1) {
   const auto seed = fresh_seed();
   augment_shape shape = make_augment_shape(cfg);
   shape.fused_strip = fused_strip;
+  shape.fused_tail = fused_tail;
   const auto batch = static_cast<std::size_t>(cfg.batch);
   const std::size_t in_n = batch * cfg.channels * shape.input_pixels();
   const std::size_t out_n = batch * cfg.channels * shape.output_pixels();
@@ -91,9 +93,11 @@ std::string describe(const augment_config& c) {
          std::to_string(c.blur) + ", out " + std::string(dtype_name(c.out));
 }
 
-void check_all(const augment_config& cfg, thread_pool& pool, int fused_strip = 0) {
-  INFO(describe(cfg) << "; fused strip " << fused_strip << "; seed " << fresh_seed());
-  const outcome o = run_all(cfg, pool, fused_strip);
+void check_all(const augment_config& cfg, thread_pool& pool, int fused_strip = 0,
+               int fused_tail = -1) {
+  INFO(describe(cfg) << "; fused strip " << fused_strip << ", tail " << fused_tail << "; seed "
+                     << fresh_seed());
+  const outcome o = run_all(cfg, pool, fused_strip, fused_tail);
   INFO("staged: max |error| " << o.staged.max_abs_error << ", mismatches " << o.staged.mismatches
                               << ", " << o.staged.details.dump());
   INFO("fused: max |error| " << o.fused.max_abs_error << ", mismatches " << o.fused.mismatches
@@ -278,6 +282,18 @@ TEST_CASE("augment: every strip length of the fused fast path gives the same bit
     check_all(make(2, 3, 136, 132, 64, 128, 45, nearest, 7, dtype::f32), pool, strip);
     check_all(make(2, 3, 136, 132, 64, 128, 30, bilinear, 7, dtype::f16), pool, strip);
   }
+  // Strips and single-tile blocks in one launch: the last 3 of the 8 tile columns run as tiles.
+  check_all(make(2, 3, 136, 132, 64, 128, 45, nearest, 7, dtype::f32), pool, 2, 3);
+  check_all(make(2, 3, 136, 132, 64, 128, 30, bilinear, 7, dtype::f16), pool, 4, 3);
+}
+
+TEST_CASE("augment: the fused fast path's float resize (weights not quarters)", "[augment]") {
+  // Crop 100 -> 256: resize weights that are not multiples of 1/4, so the nearest fast kernel
+  // takes its float resize instead of the integer one; every strip length and a tail.
+  thread_pool pool;
+  for (const int strip : {1, 4, 8})
+    check_all(make(3, 3, 256, 256, 100, 256, 45, nearest, 7, dtype::f32), pool, strip);
+  check_all(make(3, 3, 256, 256, 100, 256, 45, nearest, 7, dtype::f16), pool, 2, 5);
 }
 
 TEST_CASE("augment: the default shape at every strip length", "[augment]") {
@@ -285,6 +301,7 @@ TEST_CASE("augment: the default shape at every strip length", "[augment]") {
   const auto interp = GENERATE(nearest, bilinear);
   for (const int strip : {1, 2, 4, 8})
     check_all(make(3, 3, 256, 256, 128, 256, 45, interp, 7, dtype::f32), pool, strip);
+  check_all(make(3, 3, 256, 256, 128, 256, 45, interp, 7, dtype::f32), pool, 4, 10);
 }
 
 TEST_CASE("augment: strong downscaling reads the input directly", "[augment][sanitize]") {

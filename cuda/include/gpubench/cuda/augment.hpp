@@ -63,6 +63,11 @@ struct augment_shape {
   /// divide resize / 32). 0 chooses from the batch and the device (see augment_fused.cu). The
   /// output does not depend on it; tests use it to cover every strip length.
   int fused_strip = 0;
+  /// Fused fast path only: tile columns at the end of the grid that run one tile per block, so
+  /// that the last wave is made of short blocks. -1 chooses (about one wave of them when strips
+  /// are longer than 1; none when fused_strip is set); tests set it to cover both kinds of block
+  /// in one launch.
+  int fused_tail = -1;
 
   [[nodiscard]] std::size_t input_pixels() const noexcept {
     return static_cast<std::size_t>(height) * static_cast<std::size_t>(width);
