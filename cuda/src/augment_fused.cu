@@ -468,10 +468,13 @@ __global__ void __launch_bounds__(fast::threads,
   // The window: one word per pixel, byte c = channel c; with Quarter, channel c in bits 10c..10c+9.
   auto* box = reinterpret_cast<std::uint32_t*>(htable ? raw : rows);
   float* htab = rows; // bilinear
-  __shared__ int4 tap_x[tap_capacity];
-  __shared__ int4 tap_y[tap_capacity];
+  // Entry tap_capacity of each tap table is a sentinel that reads a zero word with weight 1:
+  // samples outside the tables resize to 0 without leaving the straight path.
+  __shared__ int4 tap_x[tap_capacity + 1];
+  __shared__ int4 tap_y[tap_capacity + 1];
+  __shared__ std::uint32_t zero_word;
   __shared__ float2 row_terms[halo_h];
-  __shared__ reach shared_reach;
+  __shared__ reach strip_reach[8];
 
   // Grid: one dimension over the tile columns of the launch's images (column q = image * tiles_x
   // + x). The first long_columns run as strips of a.strip tiles, the rest one tile per block:
@@ -526,22 +529,30 @@ __global__ void __launch_bounds__(fast::threads,
   const float cdx = am::mul_rn(cos_a, dx);
   const float sdx = am::mul_rn(sin_a, dx);
 
+  // The reach of every tile of the strip, one lane each; the sentinels, once.
+  if (t < strip)
+    strip_reach[t] = tile_reach<htable>(a, x0, (first_row + t) * th, cos_a, sin_a, left);
+  if (!htable && t == 32) {
+    zero_word = 0;
+    const int zero_offset = static_cast<int>(reinterpret_cast<const char*>(&zero_word) -
+                                             reinterpret_cast<const char*>(box));
+    const int one = Quarter ? 4 : __float_as_int(0.0F); // weight of tap 0: 1 (quarters) or lerp 0
+    tap_x[tap_capacity] = make_int4(zero_offset, zero_offset, one, 0);
+    tap_y[tap_capacity] = make_int4(0, 0, one, 0);
+  }
+
   for (int j = 0; j < strip; ++j) {
     const int y0 = (first_row + j) * th;
     // The previous tile's column pass is done with `rows` (which the window reuses) and its halo
     // rows 32..37 are in raw rows 0..5.
     if (j > 0) __syncthreads();
-    if (t < 32) {
-      const reach e = tile_reach<htable>(a, x0, y0, cos_a, sin_a, left);
-      if (t == 0) shared_reach = e;
-    } else if (t - 32 < halo_h) {
-      const int i = t - 32;
+    if (t < halo_h) {
       const float d =
-          am::sub_rn(static_cast<float>(halo_coordinate(y0, i, radius, a.size)), a.centre);
-      row_terms[i] = make_float2(am::mul_rn(sin_a, d), am::mul_rn(cos_a, d));
+          am::sub_rn(static_cast<float>(halo_coordinate(y0, t, radius, a.size)), a.centre);
+      row_terms[t] = make_float2(am::mul_rn(sin_a, d), am::mul_rn(cos_a, d));
     }
     __syncthreads();
-    const reach e = shared_reach;
+    const reach e = strip_reach[j];
 
     // Tap tables: window column offsets and weight per reachable resized column; per reachable
     // resized row the offsets of its two source rows in the window (nearest) or h table (bilinear).
@@ -562,10 +573,6 @@ __global__ void __launch_bounds__(fast::threads,
       const int2 wt = weights(tap);
       tap_x[i] = make_int4((tap.i0 + e.x_origin) * column_scale,
                            (tap.i1 + e.x_origin) * column_scale, wt.x, wt.y);
-    }
-    if (!htable && e.nx == 0 && t == 0) { // the sample loop reads entry 0 unconditionally
-      tap_x[0] = make_int4(0, 0, 0, 0);
-      tap_y[0] = make_int4(0, 0, 0, 0);
     }
     for (int i = t; i < e.ny; i += threads) {
       const am::resize_tap tap = am::resize_source(e.ry0 + i, a.scale, a.crop);
@@ -658,11 +665,12 @@ __global__ void __launch_bounds__(fast::threads,
         from_input(xr, yr, v);
       }
     };
+    // After the strip's first tile, halo rows 0..5 are the previous tile's rows 32..37 (nearest:
+    // bilinear stages its window where they are kept).
+    const int first =
+        j == 0 || htable ? hy0 : hy0 + (2 * radius - hy0 + row_step - 1) / row_step * row_step;
+    bool missed = false; // nearest: a sample inside the image that the tables do not reach
     if (t < row_step * halo_w) {
-      // After the strip's first tile, halo rows 0..5 are the previous tile's rows 32..37 (nearest:
-      // bilinear stages its window where they are kept).
-      const int first =
-          j == 0 || htable ? hy0 : hy0 + (2 * radius - hy0 + row_step - 1) / row_step * row_step;
 #pragma unroll 2
       for (int hy = first; hy < halo_h; hy += row_step) {
         const float2 rt = row_terms[hy];
@@ -673,14 +681,16 @@ __global__ void __launch_bounds__(fast::threads,
         if constexpr (Interp == augment_interp::nearest) {
           const int xr = am::round_to_int(xs);
           const int yr = am::round_to_int(ys);
-          // Straight through the tables (entry 0 stands in when the pixel is not in them), then
-          // the rare cases: outside the table (global memory) or outside the image (0).
+          // Straight through the tables; a pixel outside them reads the sentinels (0). That is
+          // right outside the image; inside it (never, when the tables cover the tile's reach)
+          // the tile is redone from the input after the loop.
           const unsigned jx = static_cast<unsigned>(xr - e.rx0);
           const unsigned jy = static_cast<unsigned>(yr - e.ry0);
           const bool tabulated =
               jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny);
-          const int4 tx = tap_x[tabulated ? jx : 0];
-          const int4 ty = tap_y[tabulated ? jy : 0];
+          missed |= !tabulated && static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n;
+          const int4 tx = tap_x[tabulated ? jx : tap_capacity];
+          const int4 ty = tap_y[tabulated ? jy : tap_capacity];
           const char* base = reinterpret_cast<const char*>(box);
           const auto word = [&](int offset) {
             return *reinterpret_cast<const std::uint32_t*>(base + offset);
@@ -697,14 +707,6 @@ __global__ void __launch_bounds__(fast::threads,
             v[0] = resize_word<0>(w00, w01, w10, w11, lx, ly, bias);
             v[1] = resize_word<1>(w00, w01, w10, w11, lx, ly, bias);
             v[2] = resize_word<2>(w00, w01, w10, w11, lx, ly, bias);
-          }
-          if (!tabulated) {
-            if (static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n) {
-              from_input(xr, yr, v);
-            } else {
-#pragma unroll
-              for (int c = 0; c < channels; ++c) v[c] = 0.0F;
-            }
           }
         } else {
           const int xf = am::floor_to_int(xs);
@@ -755,7 +757,25 @@ __global__ void __launch_bounds__(fast::threads,
         for (int c = 0; c < channels; ++c) dst[c * raw_plane] = v[c];
       }
     }
-    __syncthreads();
+    if (__syncthreads_or(missed)) {
+      // Rare (a window too large to stage): the samples the tables missed, from the input.
+      if (missed) {
+        for (int hy = first; hy < halo_h; hy += row_step) {
+          const float2 rt = row_terms[hy];
+          const int xr = am::round_to_int(am::add_rn(am::sub_rn(cdx, rt.x), a.centre));
+          const int yr = am::round_to_int(am::add_rn(am::add_rn(sdx, rt.y), a.centre));
+          const bool tabulated = static_cast<unsigned>(xr - e.rx0) < static_cast<unsigned>(e.nx) &&
+                                 static_cast<unsigned>(yr - e.ry0) < static_cast<unsigned>(e.ny);
+          if (tabulated || static_cast<unsigned>(xr) >= n || static_cast<unsigned>(yr) >= n)
+            continue;
+          float v[channels];
+          from_input(xr, yr, v);
+#pragma unroll
+          for (int c = 0; c < channels; ++c) raw[c * raw_plane + hy * raw_stride + hx + 1] = v[c];
+        }
+      }
+      __syncthreads();
+    }
     row_pass(raw, rows, w);
     __syncthreads();
     if (!htable && j + 1 < strip) {
