@@ -580,31 +580,35 @@ __global__ void __launch_bounds__(fast::threads,
       tap_y[i] = make_int4((tap.i0 - e.wy0) * row_pitch, (tap.i1 - e.wy0) * row_pitch, wt.x, wt.y);
     }
     {
-      // 4 pixels of each channel per load; 12 slots per window row (most rows have 8-10 words).
-      constexpr int slots = 12;
+      // 4 pixels of each channel per load, item i = word k of window row by, every lane busy.
+      // by = i / words through the float reciprocal, exact while items < 2^21 (here < 2^11): the
+      // rounding error, about by * 2^-22, stays below the 1 / (2 words) that separates
+      // (i + 0.5) / words from an integer.
       const int words = e.bwl / 4;
+      const int items = e.bh * words;
+      const float inv_words = 1.0F / static_cast<float>(words);
       const std::uint8_t* plane = image_in + static_cast<std::size_t>(top + e.wy0) * a.width + e.gx;
-      for (int i = t; i < e.bh * slots; i += threads) {
-        const int by = i / slots;
-        const auto* in =
-            reinterpret_cast<const std::uint32_t*>(plane + static_cast<std::size_t>(by) * a.width);
-        uint4* out = reinterpret_cast<uint4*>(box + by * e.bws);
-        for (int k = i - by * slots; k < words; k += slots) {
-          const std::uint32_t r = __ldg(in + k);
-          const std::uint32_t g = __ldg(in + plane_bytes / 4 + k);
-          const std::uint32_t b = __ldg(in + plane_bytes / 2 + k);
+      for (int i = t; i < items; i += threads) {
+        const int by = static_cast<int>((static_cast<float>(i) + 0.5F) * inv_words);
+        const int k = i - by * words;
+        const auto* in = reinterpret_cast<const std::uint32_t*>(plane + by * a.width) + k;
+        uint4* out = reinterpret_cast<uint4*>(box + by * e.bws) + k;
+        {
+          const std::uint32_t r = __ldg(in);
+          const std::uint32_t g = __ldg(in + plane_bytes / 4);
+          const std::uint32_t b = __ldg(in + plane_bytes / 2);
           if constexpr (Quarter) {
             const auto pixel = [&](int sel) { // sel: 0x4440 + byte
               return __byte_perm(r, 0U, sel) | (__byte_perm(g, 0U, sel) << 10U) |
                      (__byte_perm(b, 0U, sel) << 20U);
             };
-            out[k] = make_uint4(pixel(0x4440), pixel(0x4441), pixel(0x4442), pixel(0x4443));
+            *out = make_uint4(pixel(0x4440), pixel(0x4441), pixel(0x4442), pixel(0x4443));
             continue;
           }
           const std::uint32_t rg_lo = __byte_perm(r, g, 0x5140);
           const std::uint32_t rg_hi = __byte_perm(r, g, 0x7362);
-          out[k] = make_uint4(__byte_perm(rg_lo, b, 0x0410), __byte_perm(rg_lo, b, 0x0532),
-                              __byte_perm(rg_hi, b, 0x0610), __byte_perm(rg_hi, b, 0x0732));
+          *out = make_uint4(__byte_perm(rg_lo, b, 0x0410), __byte_perm(rg_lo, b, 0x0532),
+                            __byte_perm(rg_hi, b, 0x0610), __byte_perm(rg_hi, b, 0x0732));
         }
       }
     }
