@@ -213,17 +213,22 @@ inline constexpr int rows_plane = halo_h * tw;        ///< floats per channel
 inline constexpr int column_rows = 4;                 ///< output rows per column-pass thread
 static_assert(channels * (th / column_rows) * (tw / 4) == threads, "one column item per thread");
 
-/// Row pass: raw -> rows for every channel. Output column j reads halo columns j .. j + 6. An
-/// item is 8 outputs of one row from 4 vector loads (16 floats, 14 used). The two halves of an
-/// item are stored in swapped order on odd rows: rows are 32 floats apart, so without the swap
-/// the 8 lanes of a store phase (2 rows x 4 items) would hit 4 bank groups twice.
+/// Row pass: raw -> rows for every channel, halo rows FirstRow..37. Output column j reads halo
+/// columns j .. j + 6. An item is 8 outputs of one row from 4 vector loads (16 floats, 14 used).
+/// The two halves of an item are stored in swapped order on odd rows: rows are 32 floats apart,
+/// so without the swap the 8 lanes of a store phase (2 rows x 4 items) would hit 4 bank groups
+/// twice.
+template <int FirstRow = 0>
 __device__ __forceinline__ void row_pass(const float* __restrict__ raw, float* __restrict__ rows,
                                          const float (&w)[taps]) {
   constexpr int segments = tw / 8;
-  constexpr int items = channels * halo_h * segments;
+  constexpr int n_rows = halo_h - FirstRow;
+  constexpr int items = channels * n_rows * segments;
   for (int i = static_cast<int>(threadIdx.x); i < items; i += threads) {
     const int seg = i % segments;
-    const int row = i / segments;
+    const int q = i / segments;
+    const int c = q / n_rows;
+    const int row = c * halo_h + FirstRow + (q - c * n_rows); // channel * halo_h + halo row
     const float4* src = reinterpret_cast<const float4*>(raw + row * raw_stride + seg * 8);
     float v[16];
 #pragma unroll

@@ -49,10 +49,14 @@ struct fused_args {
   /// literal ptxas puts it in PRMT's one immediate slot and rebuilds the byte selectors in
   /// registers in every iteration of the sample loop, a dozen extra moves per sample.
   std::uint32_t float_bias;
-  int strip;        ///< fast kernel: tiles per block, down one tile column
-  int long_columns; ///< fast kernel: columns run in strips; the later ones one tile per block
-  int tiles_y;      ///< fast kernel: tile rows
-  int first_image;  ///< fast kernel: image of the launch's first column (launches go in chunks)
+  int strip;            ///< fast kernel: tiles per block, down one tile column
+  int long_columns;     ///< fast kernel: columns run in strips; the later ones one tile per block
+  int tiles_y;          ///< fast kernel: tile rows
+  int per_column;       ///< fast kernel: strips per column, tiles_y / strip
+  float inv_per_column; ///< fast kernel: 1 / per_column, 1 / tiles_y, 1 / tiles_x (div_small)
+  float inv_tiles_y;
+  float inv_tiles_x;
+  int first_image; ///< fast kernel: image of the launch's first column (launches go in chunks)
 };
 
 /// Shared memory partitions, in floats from the start (each a multiple of 4 floats, 16 bytes).
@@ -409,6 +413,14 @@ __device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0,
   return e;
 }
 
+/// n / d for n >= 0 and d >= 1, given inv_d = 1 / d rounded: through the float reciprocal while
+/// n < 2^21, where it is exact (the rounding error, about (n / d) 2^-22, stays below the 1 / (2 d)
+/// that separates (n + 0.5) / d from an integer); an integer division above. A few instructions
+/// instead of a division's twenty, for the block's place in the grid.
+__device__ __forceinline__ int div_small(int n, int d, float inv_d) {
+  return n < (1 << 21) ? static_cast<int>((static_cast<float>(n) + 0.5F) * inv_d) : n / d;
+}
+
 /// Byte C of `word` as the float 2^23 + byte (exact); `bias` holds float_bias.
 template <int C>
 __device__ __forceinline__ float biased_channel(std::uint32_t word, std::uint32_t bias) {
@@ -484,19 +496,18 @@ __global__ void __launch_bounds__(fast::threads,
   int strip = 1;
   {
     const int b = static_cast<int>(blockIdx.x);
-    const int per_column = a.tiles_y / a.strip;
-    const int long_blocks = a.long_columns * per_column;
+    const int long_blocks = a.long_columns * a.per_column;
     if (b < long_blocks) {
-      column = b / per_column;
-      first_row = (b - column * per_column) * a.strip;
+      column = div_small(b, a.per_column, a.inv_per_column);
+      first_row = (b - column * a.per_column) * a.strip;
       strip = a.strip;
     } else {
       const int r = b - long_blocks;
-      column = a.long_columns + r / a.tiles_y;
+      column = a.long_columns + div_small(r, a.tiles_y, a.inv_tiles_y);
       first_row = r - (column - a.long_columns) * a.tiles_y;
     }
   }
-  const int image = a.first_image + column / a.tiles_x;
+  const int image = a.first_image + div_small(column, a.tiles_x, a.inv_tiles_x);
   const int x0 = (column - (image - a.first_image) * a.tiles_x) * tw;
   const augment_sample& sp = a.samples[image];
   const float cos_a = sp.cos_a;
@@ -543,8 +554,9 @@ __global__ void __launch_bounds__(fast::threads,
 
   for (int j = 0; j < strip; ++j) {
     const int y0 = (first_row + j) * th;
-    // The previous tile's column pass is done with `rows` (which the window reuses) and its halo
-    // rows 32..37 are in raw rows 0..5.
+    const bool carried = !htable && j > 0; // rows 0..5 come from the tile above
+    // The previous tile's column pass is done with `rows` (which the window reuses) and its
+    // row-blurred halo rows 32..37 are in raw rows 0..5.
     if (j > 0) __syncthreads();
     if (t < halo_h) {
       const float d =
@@ -669,10 +681,9 @@ __global__ void __launch_bounds__(fast::threads,
         from_input(xr, yr, v);
       }
     };
-    // After the strip's first tile, halo rows 0..5 are the previous tile's rows 32..37 (nearest:
-    // bilinear stages its window where they are kept).
-    const int first =
-        j == 0 || htable ? hy0 : hy0 + (2 * radius - hy0 + row_step - 1) / row_step * row_step;
+    // A carried tile samples only its halo rows 6..37 (bilinear stages its window where the
+    // carried rows would be kept, so it never carries).
+    const int first = carried ? hy0 + (2 * radius - hy0 + row_step - 1) / row_step * row_step : hy0;
     bool missed = false; // nearest: a sample inside the image that the tables do not reach
     if (t < row_step * halo_w) {
 #pragma unroll 2
@@ -780,18 +791,30 @@ __global__ void __launch_bounds__(fast::threads,
       }
       __syncthreads();
     }
-    row_pass(raw, rows, w);
+    // Row-blurred halo rows 32..37 of a tile are rows 0..5 of the tile below: a carried tile
+    // gets them back from raw rows 0..5, where the previous tile left them, and blurs only the
+    // 32 rows it sampled (384 items, 2 per thread).
+    constexpr int carry_vectors = 2 * radius * tw / 4; // per channel
+    if (carried) {
+      for (int i = t; i < channels * carry_vectors; i += threads) {
+        const int c = i / carry_vectors;
+        const int k = i - c * carry_vectors;
+        reinterpret_cast<float4*>(rows + c * rows_plane)[k] =
+            reinterpret_cast<const float4*>(raw + c * raw_plane)[k];
+      }
+      row_pass<2 * radius>(raw, rows, w);
+    } else {
+      row_pass(raw, rows, w);
+    }
     __syncthreads();
     if (!htable && j + 1 < strip) {
-      // The next tile's halo rows 0..5 are this tile's rows 32..37: move them (raw is free now).
-      constexpr int vectors = raw_stride / 4;
-      for (int i = t; i < channels * 2 * radius * vectors; i += threads) {
-        const int row = i / vectors; // channel * 6 + row
-        const int c = row / (2 * radius);
-        const int r = row - c * 2 * radius;
-        const int v = i - row * vectors;
-        float4* plane = reinterpret_cast<float4*>(raw + c * raw_plane);
-        plane[r * vectors + v] = plane[(th + r) * vectors + v];
+      // Keep rows 32..37 for the tile below in raw rows 0..5 (raw is free now; that tile samples
+      // only its rows 6..37).
+      for (int i = t; i < channels * carry_vectors; i += threads) {
+        const int c = i / carry_vectors;
+        const int k = i - c * carry_vectors;
+        reinterpret_cast<float4*>(raw + c * raw_plane)[k] =
+            reinterpret_cast<const float4*>(rows + c * rows_plane)[th * tw / 4 + k];
       }
     }
     column_pass(rows, w, [&](int c, int ty, int tx, float4 v) {
@@ -908,6 +931,10 @@ void launch_augment_fused(const augment_shape& shape, const std::uint8_t* input,
                                     : fastk::strip_length(shape.batch, tiles_x, tiles_y, resident);
     a.tiles_x = tiles_x;
     a.tiles_y = tiles_y;
+    a.per_column = tiles_y / a.strip;
+    a.inv_per_column = 1.0F / static_cast<float>(a.per_column);
+    a.inv_tiles_y = 1.0F / static_cast<float>(tiles_y);
+    a.inv_tiles_x = 1.0F / static_cast<float>(tiles_x);
     // Blocks of one launch (at most one per tile) stay below 2^31: launches go in chunks of images.
     const long long tiles_per_image = static_cast<long long>(tiles_x) * tiles_y;
     if (tiles_per_image > INT_MAX)
