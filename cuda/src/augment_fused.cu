@@ -530,6 +530,12 @@ __global__ void __launch_bounds__(fast::threads,
   Out* image_out =
       static_cast<Out*>(a.out) + static_cast<std::size_t>(image) * channels * out_plane;
 
+  // The column pass: thread t's channel (fast::column_pass), its normalize and output plane.
+  const int column_channel = t / ((tw / 4) * (th / column_rows));
+  const float column_mean = a.mean[column_channel];
+  const float column_inv_std = a.inv_std[column_channel];
+  Out* const column_out = image_out + static_cast<std::size_t>(column_channel) * out_plane;
+
   // Sampling: thread t owns halo column t % 38 (the same in every tile of the strip) and every
   // 5th halo row from t / 38.
   constexpr int row_step = threads / halo_w; // 5
@@ -684,7 +690,6 @@ __global__ void __launch_bounds__(fast::threads,
     // A carried tile samples only its halo rows 6..37 (bilinear stages its window where the
     // carried rows would be kept, so it never carries).
     const int first = carried ? hy0 + (2 * radius - hy0 + row_step - 1) / row_step * row_step : hy0;
-    bool missed = false; // nearest: a sample inside the image that the tables do not reach
     if (t < row_step * halo_w) {
 #pragma unroll 2
       for (int hy = first; hy < halo_h; hy += row_step) {
@@ -696,14 +701,16 @@ __global__ void __launch_bounds__(fast::threads,
         if constexpr (Interp == augment_interp::nearest) {
           const int xr = am::round_to_int(xs);
           const int yr = am::round_to_int(ys);
-          // Straight through the tables; a pixel outside them reads the sentinels (0). That is
-          // right outside the image; inside it (never, when the tables cover the tile's reach)
-          // the tile is redone from the input after the loop.
+          // Straight through the tables; a pixel outside them reads the sentinels (0), which is
+          // right: when anything is tabulated, the tables hold the tile's whole reach inside the
+          // image. The reach comes from the halo box's corners through the same rounded
+          // operations, each monotonic in dx and dy, so no sample inside the box lands beyond
+          // the corners' range (and tile_resized_reach adds a pixel of margin for the rounding
+          // to an integer). When nothing is tabulated, the tile is redone after the loop.
           const unsigned jx = static_cast<unsigned>(xr - e.rx0);
           const unsigned jy = static_cast<unsigned>(yr - e.ry0);
           const bool tabulated =
               jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny);
-          missed |= !tabulated && static_cast<unsigned>(xr) < n && static_cast<unsigned>(yr) < n;
           const int4 tx = tap_x[tabulated ? jx : tap_capacity];
           const int4 ty = tap_y[tabulated ? jy : tap_capacity];
           const char* base = reinterpret_cast<const char*>(box);
@@ -772,17 +779,16 @@ __global__ void __launch_bounds__(fast::threads,
         for (int c = 0; c < channels; ++c) dst[c * raw_plane] = v[c];
       }
     }
-    if (__syncthreads_or(missed)) {
-      // Rare (a window too large to stage): the samples the tables missed, from the input.
-      if (missed) {
+    __syncthreads();
+    if (!htable && e.nx == 0) {
+      // Nothing tabulated (the window is too large to stage, when shrinking a lot): every
+      // sample inside the image from the input.
+      if (t < row_step * halo_w) {
         for (int hy = first; hy < halo_h; hy += row_step) {
           const float2 rt = row_terms[hy];
           const int xr = am::round_to_int(am::add_rn(am::sub_rn(cdx, rt.x), a.centre));
           const int yr = am::round_to_int(am::add_rn(am::add_rn(sdx, rt.y), a.centre));
-          const bool tabulated = static_cast<unsigned>(xr - e.rx0) < static_cast<unsigned>(e.nx) &&
-                                 static_cast<unsigned>(yr - e.ry0) < static_cast<unsigned>(e.ny);
-          if (tabulated || static_cast<unsigned>(xr) >= n || static_cast<unsigned>(yr) >= n)
-            continue;
+          if (static_cast<unsigned>(xr) >= n || static_cast<unsigned>(yr) >= n) continue;
           float v[channels];
           from_input(xr, yr, v);
 #pragma unroll
@@ -817,11 +823,9 @@ __global__ void __launch_bounds__(fast::threads,
             reinterpret_cast<const float4*>(rows + c * rows_plane)[th * tw / 4 + k];
       }
     }
-    column_pass(rows, w, [&](int c, int ty, int tx, float4 v) {
-      v = normalize4(v, a.mean[c], a.inv_std[c]);
-      Out* p = image_out + static_cast<std::size_t>(c) * out_plane +
-               static_cast<std::size_t>((y0 + ty) * a.size + x0 + tx);
-      store4(p, v, true, 4);
+    column_pass(rows, w, [&](int, int ty, int tx, float4 v) {
+      v = normalize4(v, column_mean, column_inv_std);
+      store4(column_out + ((y0 + ty) * a.size + x0 + tx), v, true, 4);
     });
   }
 }
