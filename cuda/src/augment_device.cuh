@@ -291,11 +291,21 @@ __device__ __forceinline__ void column_pass(const float* __restrict__ rows, cons
 
 // ---- normalize and typed stores -----------------------------------------------------------------
 
-/// (v - mean) * inv_std on 4 values, each operation rounded separately, as the CPU reference does.
-__device__ __forceinline__ float4 normalize4(float4 v, float mean, float inv_std) {
-  return make_float4(
-      am::mul_rn(am::sub_rn(v.x, mean), inv_std), am::mul_rn(am::sub_rn(v.y, mean), inv_std),
-      am::mul_rn(am::sub_rn(v.z, mean), inv_std), am::mul_rn(am::sub_rn(v.w, mean), inv_std));
+/// The normalize's offset: (v - mean) * inv_std = v * inv_std + offset.
+__device__ __forceinline__ float normalize_offset(float mean, float inv_std) {
+  return -am::mul_rn(mean, inv_std);
+}
+
+/// (v - mean) * inv_std as one fused multiply-add, v * inv_std + offset (normalize_offset). The CPU
+/// reference subtracts, then multiplies: the two differ by rounding only (about 1e-7 on values of
+/// order 1, far inside the verification tolerance); staged and fused both use this, so their
+/// outputs stay identical.
+__device__ __forceinline__ float normalize1(float v, float inv_std, float offset) {
+  return __fmaf_rn(v, inv_std, offset);
+}
+__device__ __forceinline__ float4 normalize4(float4 v, float inv_std, float offset) {
+  return make_float4(normalize1(v.x, inv_std, offset), normalize1(v.y, inv_std, offset),
+                     normalize1(v.z, inv_std, offset), normalize1(v.w, inv_std, offset));
 }
 
 template <typename Out>

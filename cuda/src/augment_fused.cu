@@ -310,7 +310,7 @@ __global__ void __launch_bounds__(block_threads)
       const int x = x0 + tx;
       if (y >= a.size || x >= a.size) return;
       const int ch = c0 + c;
-      v = normalize4(v, a.mean[ch], a.inv_std[ch]);
+      v = normalize4(v, a.inv_std[ch], normalize_offset(a.mean[ch], a.inv_std[ch]));
       Out* p = image_out + static_cast<std::size_t>(ch) * out_plane +
                static_cast<std::size_t>(y) * static_cast<std::size_t>(a.size) +
                static_cast<std::size_t>(x);
@@ -532,8 +532,8 @@ __global__ void __launch_bounds__(fast::threads,
 
   // The column pass: thread t's channel (fast::column_pass), its normalize and output plane.
   const int column_channel = t / ((tw / 4) * (th / column_rows));
-  const float column_mean = a.mean[column_channel];
   const float column_inv_std = a.inv_std[column_channel];
+  const float column_offset = normalize_offset(a.mean[column_channel], column_inv_std);
   Out* const column_out = image_out + static_cast<std::size_t>(column_channel) * out_plane;
 
   // Sampling: thread t owns halo column t % 38 (the same in every tile of the strip) and every
@@ -824,7 +824,7 @@ __global__ void __launch_bounds__(fast::threads,
       }
     }
     column_pass(rows, w, [&](int, int ty, int tx, float4 v) {
-      v = normalize4(v, column_mean, column_inv_std);
+      v = normalize4(v, column_inv_std, column_offset);
       store4(column_out + ((y0 + ty) * a.size + x0 + tx), v, true, 4);
     });
   }

@@ -352,13 +352,13 @@ __global__ void augment_normalize(const __grid_constant__ staged_args a,
   for (std::size_t plane = blockIdx.z; plane < planes; plane += gridDim.z) {
     const auto c =
         static_cast<int>(static_cast<unsigned>(plane) % static_cast<unsigned>(a.channels));
-    const float m = a.mean[c];
     const float s = a.inv_std[c];
+    const float o = normalize_offset(a.mean[c], s);
     const std::size_t at = plane * plane_px + i;
     if (vector) {
-      store4(out + at, normalize4(*reinterpret_cast<const float4*>(blurred + at), m, s), true, 4);
+      store4(out + at, normalize4(*reinterpret_cast<const float4*>(blurred + at), s, o), true, 4);
     } else {
-      out[at] = from_float<Out>(am::mul_rn(am::sub_rn(blurred[at], m), s));
+      out[at] = from_float<Out>(normalize1(blurred[at], s, o));
     }
   }
 }
