@@ -484,6 +484,9 @@ __global__ void __launch_bounds__(fast::threads,
   // samples outside the tables resize to 0 without leaving the straight path.
   __shared__ int4 tap_x[tap_capacity + 1];
   __shared__ int4 tap_y[tap_capacity + 1];
+  // With Quarter a column tap is packed into 8 bytes (a warp's 32 loads in 2 wavefronts instead
+  // of 4): the two byte offsets in 16 bits each, then the two integer weights in 16 bits each.
+  auto* tap_x2 = reinterpret_cast<int2*>(tap_x);
   __shared__ std::uint32_t zero_word;
   __shared__ float2 row_terms[halo_h];
   __shared__ reach strip_reach[8];
@@ -554,8 +557,11 @@ __global__ void __launch_bounds__(fast::threads,
     const int zero_offset = static_cast<int>(reinterpret_cast<const char*>(&zero_word) -
                                              reinterpret_cast<const char*>(box));
     const int one = Quarter ? 4 : __float_as_int(0.0F); // weight of tap 0: 1 (quarters) or lerp 0
-    tap_x[tap_capacity] = make_int4(zero_offset, zero_offset, one, 0);
-    tap_y[tap_capacity] = make_int4(0, 0, one, 0);
+    if constexpr (Quarter)
+      tap_x2[tap_capacity] = make_int2(0, one);
+    else
+      tap_x[tap_capacity] = make_int4(0, 0, one, 0);
+    tap_y[tap_capacity] = make_int4(zero_offset, zero_offset, one, 0);
   }
 
   for (int j = 0; j < strip; ++j) {
@@ -589,8 +595,12 @@ __global__ void __launch_bounds__(fast::threads,
     for (int i = t; i < e.nx; i += threads) {
       const am::resize_tap tap = am::resize_source(e.rx0 + i, a.scale, a.crop);
       const int2 wt = weights(tap);
-      tap_x[i] = make_int4((tap.i0 + e.x_origin) * column_scale,
-                           (tap.i1 + e.x_origin) * column_scale, wt.x, wt.y);
+      const int o0 = (tap.i0 + e.x_origin) * column_scale;
+      const int o1 = (tap.i1 + e.x_origin) * column_scale;
+      if constexpr (Quarter) // offsets below 2^16: a window row holds at most 3648 words
+        tap_x2[i] = make_int2(o0 | (o1 << 16), wt.x | (wt.y << 16));
+      else
+        tap_x[i] = make_int4(o0, o1, wt.x, wt.y);
     }
     for (int i = t; i < e.ny; i += threads) {
       const am::resize_tap tap = am::resize_source(e.ry0 + i, a.scale, a.crop);
@@ -711,8 +721,15 @@ __global__ void __launch_bounds__(fast::threads,
           const unsigned jy = static_cast<unsigned>(yr - e.ry0);
           const bool tabulated =
               jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny);
-          const int4 tx = tap_x[tabulated ? jx : tap_capacity];
           const int4 ty = tap_y[tabulated ? jy : tap_capacity];
+          int4 tx;
+          if constexpr (Quarter) {
+            const int2 p = tap_x2[tabulated ? jx : tap_capacity];
+            tx = make_int4(p.x & 0xFFFF, static_cast<int>(static_cast<unsigned>(p.x) >> 16U),
+                           p.y & 0xFFFF, static_cast<int>(static_cast<unsigned>(p.y) >> 16U));
+          } else {
+            tx = tap_x[tabulated ? jx : tap_capacity];
+          }
           const char* base = reinterpret_cast<const char*>(box);
           const auto word = [&](int offset) {
             return *reinterpret_cast<const std::uint32_t*>(base + offset);
