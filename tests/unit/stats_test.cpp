@@ -4,10 +4,21 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 
 using namespace gpubench;
+
+namespace {
+/// A sampler that counts its calls in `calls` and reports `seconds` per sample.
+std::function<double()> counting(int& calls, double seconds) {
+  return [&calls, seconds] {
+    ++calls;
+    return seconds;
+  };
+}
+} // namespace
 
 TEST_CASE("summary of a known sample", "[stats]") {
   const std::vector<double> x{4, 1, 3, 2, 5};
@@ -40,10 +51,7 @@ TEST_CASE("stopping: a steady sample converges at the minimum count and time", "
   o.min_time = 0.5;
   o.max_noise = 0.01;
   int calls = 0;
-  const auto out = sample_until_stable(o, [&] {
-    ++calls;
-    return 0.1;
-  });
+  const auto out = sample_until_stable(o, counting(calls, 0.1));
   CHECK(out.converged);
   CHECK(out.samples.size() == 10); // 10 x 0.1 s >= 0.5 s of sampled time
   CHECK(calls == 13);              // warm-up samples are discarded
@@ -114,10 +122,7 @@ TEST_CASE("stopping: warm-up within the timeout runs in full", "[measure]") {
   o.min_time = 0;
   o.timeout = 60;
   int calls = 0;
-  const auto out = sample_until_stable(o, [&] {
-    ++calls;
-    return 1e-3;
-  });
+  const auto out = sample_until_stable(o, counting(calls, 1e-3));
   CHECK(calls == 8);
   CHECK(out.samples.size() == 3);
 }
@@ -146,13 +151,7 @@ TEST_CASE("stopping: an interruption ends sampling after the current sample, unc
   o.min_time = 0;
   int calls = 0;
   // Interrupted while the fourth sample (the second after warm-up) is being taken.
-  const auto out = sample_until_stable(
-      o,
-      [&] {
-        ++calls;
-        return 0.1;
-      },
-      [&] { return calls >= 4; });
+  const auto out = sample_until_stable(o, counting(calls, 0.1), [&] { return calls >= 4; });
   CHECK(calls == 4);
   CHECK(out.samples.size() == 2);
   CHECK_FALSE(out.converged);
@@ -162,13 +161,7 @@ TEST_CASE("stopping: an interruption during warm-up leaves no sample", "[measure
   measure_options o;
   o.warmup = 3;
   int calls = 0;
-  const auto out = sample_until_stable(
-      o,
-      [&] {
-        ++calls;
-        return 0.1;
-      },
-      [&] { return calls >= 1; });
+  const auto out = sample_until_stable(o, counting(calls, 0.1), [&] { return calls >= 1; });
   CHECK(calls == 1); // the warm-up sample under way finishes, nothing more runs
   CHECK(out.samples.empty());
   CHECK_FALSE(out.converged);
