@@ -215,44 +215,56 @@ static_assert(channels * (th / column_rows) * (tw / 4) == threads, "one column i
 
 /// Row pass: raw -> rows for every channel, halo rows FirstRow..37. Output column j reads halo
 /// columns j .. j + 6. An item is 8 outputs of one row from 4 vector loads (16 floats, 14 used).
-/// The two halves of an item are stored in swapped order on odd rows: rows are 32 floats apart,
-/// so without the swap the 8 lanes of a store phase (2 rows x 4 items) would hit 4 bank groups
-/// twice.
+/// Thread t always takes segment t % 4 and every 48th row from t / 4 (the rows of all channels
+/// counted together): its segment, its row parity and so its store order stay the same across
+/// the (unrolled) iterations, and a row's index is a few adds. The two halves of an item are
+/// stored in swapped order on odd rows: rows are 32 floats apart, so without the swap the 8 lanes
+/// of a store phase (2 rows x 4 items) would hit 4 bank groups twice.
 template <int FirstRow = 0>
 __device__ __forceinline__ void row_pass(const float* __restrict__ raw, float* __restrict__ rows,
                                          const float (&w)[taps]) {
   constexpr int segments = tw / 8;
-  constexpr int n_rows = halo_h - FirstRow;
-  constexpr int items = channels * n_rows * segments;
-  for (int i = static_cast<int>(threadIdx.x); i < items; i += threads) {
-    const int seg = i % segments;
-    const int q = i / segments;
-    const int c = q / n_rows;
-    const int row = c * halo_h + FirstRow + (q - c * n_rows); // channel * halo_h + halo row
-    const float4* src = reinterpret_cast<const float4*>(raw + row * raw_stride + seg * 8);
+  constexpr int n_rows = halo_h - FirstRow; // per channel
+  constexpr int items = channels * n_rows;  // rows of all channels
+  constexpr int step = threads / segments;  // 48
+  constexpr int passes = (items + step - 1) / step;
+  const int t = static_cast<int>(threadIdx.x);
+  const int seg = t % segments;
+  const int q0 = t / segments;
+  // Row q of the pass, counted over the channels' rows FirstRow..37, is raw / rows row
+  // q + FirstRow (c + 1) for channel c = q / n_rows: its parity is q's, which is q0's.
+  const bool odd = (q0 & 1) != 0;
+  const int first = odd ? 4 : 0; // the half stored first: outputs 4..7 on odd rows
+  const float* src0 = raw + seg * 8;
+  float* dst0 = rows + seg * 8;
+#pragma unroll 1
+  for (int p = 0; p < passes; ++p) {
+    const int q = q0 + p * step;
+    if (items % step != 0 && p == passes - 1 && q >= items) break;
+    const int row = FirstRow == 0 ? q : q + FirstRow * (q / n_rows + 1);
+    const float4* src = reinterpret_cast<const float4*>(src0 + row * raw_stride);
     float v[16];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      const float4 t = src[j];
-      v[4 * j] = t.x;
-      v[4 * j + 1] = t.y;
-      v[4 * j + 2] = t.z;
-      v[4 * j + 3] = t.w;
+      const float4 u = src[j];
+      v[4 * j] = u.x;
+      v[4 * j + 1] = u.y;
+      v[4 * j + 2] = u.z;
+      v[4 * j + 3] = u.w;
     }
     float o[8];
 #pragma unroll
-    for (int q = 0; q < 8; ++q) {
+    for (int k8 = 0; k8 < 8; ++k8) {
       float acc = 0.0F;
 #pragma unroll
-      for (int k = 0; k < taps; ++k) acc = am::mac(acc, w[k], v[q + k + 1]);
-      o[q] = acc;
+      for (int k = 0; k < taps; ++k) acc = am::mac(acc, w[k], v[k8 + k + 1]);
+      o[k8] = acc;
     }
-    const bool odd = (row & 1) != 0;
-    const float4 lo = make_float4(o[0], o[1], o[2], o[3]);
-    const float4 hi = make_float4(o[4], o[5], o[6], o[7]);
-    float4* dst = reinterpret_cast<float4*>(rows + row * tw + seg * 8);
-    dst[odd ? 1 : 0] = odd ? hi : lo;
-    dst[odd ? 0 : 1] = odd ? lo : hi;
+    const float4 a = make_float4(o[0], o[1], o[2], o[3]);
+    const float4 b = make_float4(o[4], o[5], o[6], o[7]);
+    float* dst = dst0 + row * tw;
+    *reinterpret_cast<float4*>(dst + first) = odd ? b : a;
+    *reinterpret_cast<float4*>(dst + (4 - first)) = odd ? a : b;
   }
 }
 

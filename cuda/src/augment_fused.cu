@@ -480,8 +480,9 @@ __global__ void __launch_bounds__(fast::threads,
   // The window: one word per pixel, byte c = channel c; with Quarter, channel c in bits 10c..10c+9.
   auto* box = reinterpret_cast<std::uint32_t*>(htable ? raw : rows);
   float* htab = rows; // bilinear
-  // Entry tap_capacity of each tap table is a sentinel that reads a zero word with weight 1:
-  // samples outside the tables resize to 0 without leaving the straight path.
+  // Samples outside the tables resize to 0 without leaving the straight path, through sentinel
+  // entries: without Quarter, entry tap_capacity of each table reads a zero word; with Quarter,
+  // every entry past the reach has zero weights.
   __shared__ int4 tap_x[tap_capacity + 1];
   __shared__ int4 tap_y[tap_capacity + 1];
   // With Quarter a column tap is packed into 8 bytes (a warp's 32 loads in 2 wavefronts instead
@@ -539,29 +540,31 @@ __global__ void __launch_bounds__(fast::threads,
   const float column_offset = normalize_offset(a.mean[column_channel], column_inv_std);
   Out* const column_out = image_out + static_cast<std::size_t>(column_channel) * out_plane;
 
-  // Sampling: thread t owns halo column t % 38 (the same in every tile of the strip) and every
-  // 5th halo row from t / 38.
-  constexpr int row_step = threads / halo_w; // 5
-  const int hx = t % halo_w;
-  const int hy0 = t / halo_w;
+  // Sampling: a thread owns one halo column (the same in every tile of the strip) and every 5th
+  // halo row. Warps 0..4 take columns 0..31 (lane = column) and first row = warp; lanes 0..29 of
+  // warp 5 take columns 32..37 (lane % 6) from row lane / 6. A warp of the first five then
+  // stores 32 consecutive floats of one row, one shared-memory wavefront where a warp straddling
+  // two rows needed two.
+  constexpr int row_step = 5;
+  static_assert(row_step * tw + row_step * (halo_w - tw) <= threads, "one column-row per thread");
+  const bool sampler = warp < row_step || lane < row_step * (halo_w - tw);
+  const int hx = warp < row_step ? lane : tw + lane % (halo_w - tw);
+  const int hy0 = warp < row_step ? warp : lane / (halo_w - tw);
   const float dx =
       am::sub_rn(static_cast<float>(halo_coordinate(x0, hx, radius, a.size)), a.centre);
   const float cdx = am::mul_rn(cos_a, dx);
   const float sdx = am::mul_rn(sin_a, dx);
 
-  // The reach of every tile of the strip, one lane each; the sentinels, once.
+  // The reach of every tile of the strip, one lane each; the float path's sentinels, once.
   if (t < strip)
     strip_reach[t] = tile_reach<htable>(a, x0, (first_row + t) * th, cos_a, sin_a, left);
-  if (!htable && t == 32) {
+  if (!htable && !Quarter && t == 32) {
     zero_word = 0;
     const int zero_offset = static_cast<int>(reinterpret_cast<const char*>(&zero_word) -
                                              reinterpret_cast<const char*>(box));
-    const int one = Quarter ? 4 : __float_as_int(0.0F); // weight of tap 0: 1 (quarters) or lerp 0
-    if constexpr (Quarter)
-      tap_x2[tap_capacity] = make_int2(0, one);
-    else
-      tap_x[tap_capacity] = make_int4(0, 0, one, 0);
-    tap_y[tap_capacity] = make_int4(zero_offset, zero_offset, one, 0);
+    const int lerp0 = __float_as_int(0.0F); // the weight of tap 1
+    tap_x[tap_capacity] = make_int4(0, 0, lerp0, 0);
+    tap_y[tap_capacity] = make_int4(zero_offset, zero_offset, lerp0, 0);
   }
 
   for (int j = 0; j < strip; ++j) {
@@ -592,7 +595,15 @@ __global__ void __launch_bounds__(fast::threads,
         return make_int2(__float_as_int(tap.l1), 0);
       }
     };
-    for (int i = t; i < e.nx; i += threads) {
+    // Quarter fills the tables up to tap_capacity: entries past the reach are sentinels with
+    // zero weights (any sample that reads one resizes to 0) and in-window offsets.
+    const int x_entries = Quarter ? tap_capacity + 1 : e.nx;
+    const int y_entries = Quarter ? tap_capacity + 1 : e.ny;
+    for (int i = t; i < x_entries; i += threads) {
+      if (Quarter && i >= e.nx) {
+        tap_x2[i] = make_int2(0, 0);
+        continue;
+      }
       const am::resize_tap tap = am::resize_source(e.rx0 + i, a.scale, a.crop);
       const int2 wt = weights(tap);
       const int o0 = (tap.i0 + e.x_origin) * column_scale;
@@ -602,7 +613,11 @@ __global__ void __launch_bounds__(fast::threads,
       else
         tap_x[i] = make_int4(o0, o1, wt.x, wt.y);
     }
-    for (int i = t; i < e.ny; i += threads) {
+    for (int i = t; i < y_entries; i += threads) {
+      if (Quarter && i >= e.ny) {
+        tap_y[i] = make_int4(0, 0, 0, 0);
+        continue;
+      }
       const am::resize_tap tap = am::resize_source(e.ry0 + i, a.scale, a.crop);
       const int2 wt = weights(tap);
       tap_y[i] = make_int4((tap.i0 - e.wy0) * row_pitch, (tap.i1 - e.wy0) * row_pitch, wt.x, wt.y);
@@ -616,28 +631,45 @@ __global__ void __launch_bounds__(fast::threads,
       const int items = e.bh * words;
       const float inv_words = 1.0F / static_cast<float>(words);
       const std::uint8_t* plane = image_in + static_cast<std::size_t>(top + e.wy0) * a.width + e.gx;
-      for (int i = t; i < items; i += threads) {
+      // A thread's two items (windows above 192 items, about 280 at 45 degrees) load together:
+      // every warp then waits for global memory once per tile, not twice.
+      const auto window_word = [&](int i) {
         const int by = static_cast<int>((static_cast<float>(i) + 0.5F) * inv_words);
-        const int k = i - by * words;
-        const auto* in = reinterpret_cast<const std::uint32_t*>(plane + by * a.width) + k;
-        uint4* out = reinterpret_cast<uint4*>(box + by * e.bws) + k;
-        {
-          const std::uint32_t r = __ldg(in);
-          const std::uint32_t g = __ldg(in + plane_bytes / 4);
-          const std::uint32_t b = __ldg(in + plane_bytes / 2);
-          if constexpr (Quarter) {
-            const auto pixel = [&](int sel) { // sel: 0x4440 + byte
-              return __byte_perm(r, 0U, sel) | (__byte_perm(g, 0U, sel) << 10U) |
-                     (__byte_perm(b, 0U, sel) << 20U);
-            };
-            *out = make_uint4(pixel(0x4440), pixel(0x4441), pixel(0x4442), pixel(0x4443));
-            continue;
-          }
+        return reinterpret_cast<const std::uint32_t*>(plane + by * a.width) + (i - by * words);
+      };
+      const auto store_item = [&](int i, std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+        const int by = static_cast<int>((static_cast<float>(i) + 0.5F) * inv_words);
+        uint4* out = reinterpret_cast<uint4*>(box + by * e.bws) + (i - by * words);
+        if constexpr (Quarter) {
+          const auto pixel = [&](int sel) { // sel: 0x4440 + byte
+            return __byte_perm(r, 0U, sel) | (__byte_perm(g, 0U, sel) << 10U) |
+                   (__byte_perm(b, 0U, sel) << 20U);
+          };
+          *out = make_uint4(pixel(0x4440), pixel(0x4441), pixel(0x4442), pixel(0x4443));
+        } else {
           const std::uint32_t rg_lo = __byte_perm(r, g, 0x5140);
           const std::uint32_t rg_hi = __byte_perm(r, g, 0x7362);
           *out = make_uint4(__byte_perm(rg_lo, b, 0x0410), __byte_perm(rg_lo, b, 0x0532),
                             __byte_perm(rg_hi, b, 0x0610), __byte_perm(rg_hi, b, 0x0732));
         }
+      };
+      for (int i = t; i < items; i += 2 * threads) {
+        const std::uint32_t* in0 = window_word(i);
+        const std::uint32_t r0 = __ldg(in0);
+        const std::uint32_t g0 = __ldg(in0 + plane_bytes / 4);
+        const std::uint32_t b0 = __ldg(in0 + plane_bytes / 2);
+        const int i1 = i + threads;
+        std::uint32_t r1 = 0;
+        std::uint32_t g1 = 0;
+        std::uint32_t b1 = 0;
+        if (i1 < items) {
+          const std::uint32_t* in1 = window_word(i1);
+          r1 = __ldg(in1);
+          g1 = __ldg(in1 + plane_bytes / 4);
+          b1 = __ldg(in1 + plane_bytes / 2);
+        }
+        store_item(i, r0, g0, b0);
+        if (i1 < items) store_item(i1, r1, g1, b1);
       }
     }
     __syncthreads();
@@ -663,7 +695,7 @@ __global__ void __launch_bounds__(fast::threads,
       __syncthreads();
     }
 
-    // Sample the halo: thread t owns halo column t % 38 and every 5th halo row from t / 38.
+    // Sample the halo: each thread its halo column and every 5th halo row (see hx, hy0 above).
     const auto n = static_cast<unsigned>(a.size);
     // All channels of resized pixel (xr, yr), inside the output, from the uint8 input: for pixels
     // the tile's tables do not reach. Every route computes augment_math's resize with the same
@@ -700,7 +732,7 @@ __global__ void __launch_bounds__(fast::threads,
     // A carried tile samples only its halo rows 6..37 (bilinear stages its window where the
     // carried rows would be kept, so it never carries).
     const int first = carried ? hy0 + (2 * radius - hy0 + row_step - 1) / row_step * row_step : hy0;
-    if (t < row_step * halo_w) {
+    if (sampler) {
 #pragma unroll 2
       for (int hy = first; hy < halo_h; hy += row_step) {
         const float2 rt = row_terms[hy];
@@ -719,12 +751,16 @@ __global__ void __launch_bounds__(fast::threads,
           // to an integer). When nothing is tabulated, the tile is redone after the loop.
           const unsigned jx = static_cast<unsigned>(xr - e.rx0);
           const unsigned jy = static_cast<unsigned>(yr - e.ry0);
+          constexpr auto capacity = static_cast<unsigned>(tap_capacity);
+          // Quarter clamps each index on its own: its sentinels have zero weights, so either
+          // one outside makes the value 0 whatever words the offsets read. The float path needs
+          // both sentinels at once (its tap_y sentinel points at a zero word).
           const bool tabulated =
-              jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny);
-          const int4 ty = tap_y[tabulated ? jy : tap_capacity];
+              Quarter || (jx < static_cast<unsigned>(e.nx) && jy < static_cast<unsigned>(e.ny));
+          const int4 ty = tap_y[Quarter ? min(jy, capacity) : tabulated ? jy : capacity];
           int4 tx;
           if constexpr (Quarter) {
-            const int2 p = tap_x2[tabulated ? jx : tap_capacity];
+            const int2 p = tap_x2[min(jx, capacity)];
             tx = make_int4(p.x & 0xFFFF, static_cast<int>(static_cast<unsigned>(p.x) >> 16U),
                            p.y & 0xFFFF, static_cast<int>(static_cast<unsigned>(p.y) >> 16U));
           } else {
@@ -800,7 +836,7 @@ __global__ void __launch_bounds__(fast::threads,
     if (!htable && e.nx == 0) {
       // Nothing tabulated (the window is too large to stage, when shrinking a lot): every
       // sample inside the image from the input.
-      if (t < row_step * halo_w) {
+      if (sampler) {
         for (int hy = first; hy < halo_h; hy += row_step) {
           const float2 rt = row_terms[hy];
           const int xr = am::round_to_int(am::add_rn(am::sub_rn(cdx, rt.x), a.centre));
