@@ -40,33 +40,61 @@ __global__ void bias_act_kernel(float* y, const float* bias, int out, int batch,
   }
 }
 
+/// Samples a thread of the gradient kernels below loads before it uses any: their loads go out
+/// together instead of one round trip to memory per sample (the kernels have one thread per
+/// output, so at batch 32 a few thousand threads, and are bound by that latency).
+constexpr int grad_chunk = 8;
+
 /// delta = (y - target) / batch for the linear output layer, and the bias gradient as its sum over
 /// the batch, summed by one thread per output in sample order.
-__global__ void mse_grad_kernel(const float* y, const float* target, int out, int batch,
-                                float inv_batch, float* delta, float* bias_grad) {
+__global__ void mse_grad_kernel(const float* __restrict__ y, const float* __restrict__ target,
+                                int out, int batch, float inv_batch, float* __restrict__ delta,
+                                float* __restrict__ bias_grad) {
   const int o = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (o >= out) return;
   float sum = 0.0F;
-  for (int b = 0; b < batch; ++b) {
-    const std::size_t i = static_cast<std::size_t>(b) * out + o;
-    const float d = __fmul_rn(__fsub_rn(y[i], target[i]), inv_batch);
-    delta[i] = d;
-    sum = __fadd_rn(sum, d);
+  for (int b0 = 0; b0 < batch; b0 += grad_chunk) {
+    float yv[grad_chunk];
+    float tv[grad_chunk];
+#pragma unroll
+    for (int j = 0; j < grad_chunk; ++j) {
+      const std::size_t i = static_cast<std::size_t>(b0 + j) * out + o;
+      yv[j] = b0 + j < batch ? y[i] : 0.0F;
+      tv[j] = b0 + j < batch ? target[i] : 0.0F;
+    }
+#pragma unroll
+    for (int j = 0; j < grad_chunk; ++j) {
+      if (b0 + j >= batch) break;
+      const float d = __fmul_rn(__fsub_rn(yv[j], tv[j]), inv_batch);
+      delta[static_cast<std::size_t>(b0 + j) * out + o] = d;
+      sum = __fadd_rn(sum, d);
+    }
   }
   bias_grad[o] = sum;
 }
 
 /// In place: delta *= (act > 0), and the bias gradient as its sum over the batch.
-__global__ void relu_grad_kernel(float* delta, const float* act, int out, int batch,
-                                 float* bias_grad) {
+__global__ void relu_grad_kernel(float* __restrict__ delta, const float* __restrict__ act, int out,
+                                 int batch, float* __restrict__ bias_grad) {
   const int o = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (o >= out) return;
   float sum = 0.0F;
-  for (int b = 0; b < batch; ++b) {
-    const std::size_t i = static_cast<std::size_t>(b) * out + o;
-    const float d = act[i] > 0.0F ? delta[i] : 0.0F;
-    delta[i] = d;
-    sum = __fadd_rn(sum, d);
+  for (int b0 = 0; b0 < batch; b0 += grad_chunk) {
+    float dv[grad_chunk];
+    float av[grad_chunk];
+#pragma unroll
+    for (int j = 0; j < grad_chunk; ++j) {
+      const std::size_t i = static_cast<std::size_t>(b0 + j) * out + o;
+      dv[j] = b0 + j < batch ? delta[i] : 0.0F;
+      av[j] = b0 + j < batch ? act[i] : 0.0F;
+    }
+#pragma unroll
+    for (int j = 0; j < grad_chunk; ++j) {
+      if (b0 + j >= batch) break;
+      const float d = av[j] > 0.0F ? dv[j] : 0.0F;
+      delta[static_cast<std::size_t>(b0 + j) * out + o] = d;
+      sum = __fadd_rn(sum, d);
+    }
   }
   bias_grad[o] = sum;
 }
@@ -210,6 +238,11 @@ std::vector<float> mlp::get_params() const {
 }
 
 void mlp::forward(blas_handle& blas, const float* x, cudaStream_t s, float* out) {
+  forward_layers(blas, x, s, out, nullptr);
+}
+
+void mlp::forward_layers(blas_handle& blas, const float* x, cudaStream_t s, float* out,
+                         cudaEvent_t before_last) {
   blas.bind(s);
   const cublasHandle_t h = blas.impl_->handle;
   const float one = 1.0F;
@@ -221,6 +254,8 @@ void mlp::forward(blas_handle& blas, const float* x, cudaStream_t s, float* out)
     const float* src = l == 0 ? x : acts_[l - 1].data();
     float* dst = (l == layers - 1 && out != nullptr) ? out : acts_[l].data();
     const float* w = params_.data() + shape_.weight_offset(l);
+    if (l == layers - 1 && before_last != nullptr)
+      GPUBENCH_CUDA_TRY(cudaEventRecord(before_last, s));
     GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, o, batch_, in, &one, w, o, src, in,
                                   &zero, dst, o));
     const std::size_t n = static_cast<std::size_t>(o) * batch_;
@@ -231,9 +266,9 @@ void mlp::forward(blas_handle& blas, const float* x, cudaStream_t s, float* out)
 }
 
 void mlp::train_step(blas_handle& blas, const float* x, const float* target, float lr,
-                     cudaStream_t s) {
+                     cudaStream_t s, cudaEvent_t narrow) {
   if (shape_.relu_last) throw std::logic_error("mlp::train_step: the last layer must be linear");
-  forward(blas, x, s);
+  forward_layers(blas, x, s, nullptr, narrow);
   const cublasHandle_t h = blas.impl_->handle;
   const float one = 1.0F;
   const float zero = 0.0F;

@@ -405,7 +405,7 @@ benchmark make_pipeline_benchmark() {
       {"overlap-strip",
        "augment-train: tiles per block of the augment kernel beside stage B (streams, graph): "
        "1, 2, 4, 8, or 0 for the choice made when it runs alone",
-       "8", false},
+       "4", false},
       {"in-features", "encoder-decoder: input features (and decoder outputs)", "1024", false},
       {"enc-width", "encoder-decoder: width of every encoder layer (the features)", "2048", false},
       {"enc-layers", "encoder-decoder: encoder layers (frozen, forward only)", "4", false},

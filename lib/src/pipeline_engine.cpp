@@ -244,6 +244,7 @@ struct pipeline_engine::state {
     cuda::event join_b{false};
     std::vector<cuda::event> a_done; ///< A(t) wrote slot t % depth
     std::vector<cuda::event> b_done; ///< B(t) finished reading slot t % depth
+    cuda::event b_narrow{false};     ///< augment-train: B(t) reached its narrow kernels
   };
   event_set eager;
   event_set captured;
@@ -353,20 +354,32 @@ struct pipeline_engine::state {
 
   /// Stage A of step t into slot t % depth; `beside_b` when it runs concurrently with stage B.
   void stage_a(std::uint64_t t, cudaStream_t s, bool beside_b = false) {
+    if (augment()) upload_images(t, s);
+    compute_a(t, s, beside_b);
+  }
+
+  /// augment-train, the first half of stage A: step t's uint8 batch from its pinned host buffer
+  /// into the device's input buffer (which the previous augment kernel on `s` has read).
+  void upload_images(std::uint64_t t, cudaStream_t s) {
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_images.data(), host_images[ring(t)].data(),
+                                      d_images.bytes(), cudaMemcpyHostToDevice, s));
+  }
+
+  /// The rest of stage A, the part that writes slot t % depth: the augment kernel, or the
+  /// encoder's forward pass.
+  void compute_a(std::uint64_t t, cudaStream_t s, bool beside_b) {
     const int k = ring(t);
-    if (augment()) {
-      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_images.data(), host_images[k].data(), d_images.bytes(),
-                                        cudaMemcpyHostToDevice, s));
+    if (augment())
       cuda::launch_augment_fused(beside_b ? beside_shape : aug_shape, d_images.data(),
                                  d_samples.data() + static_cast<std::size_t>(k) * cfg.batch,
                                  slots[k].data(), s);
-    } else {
+    else
       encoder->forward(blas_a, input(k), s, slots[k].data());
-    }
   }
 
-  /// Stage B of step t, reading slot t % depth.
-  void stage_b(std::uint64_t t, cudaStream_t s) {
+  /// Stage B of step t, reading slot t % depth. augment-train records `narrow` (when given) where
+  /// the training step leaves most SMs idle (mlp::train_step).
+  void stage_b(std::uint64_t t, cudaStream_t s, cudaEvent_t narrow = nullptr) {
     const int k = ring(t);
     if (augment()) {
       cuda::launch_avg_pool(slots[k].data(), cfg.batch, aug_shape.channels, aug_shape.resize,
@@ -374,7 +387,7 @@ struct pipeline_engine::state {
                             d_pooled.data(), s);
       trainer->train_step(blas_b, d_pooled.data(),
                           d_targets.data() + static_cast<std::size_t>(k) * cfg.batch * cfg.outputs,
-                          cfg.lr, s);
+                          cfg.lr, s, narrow);
     } else {
       decoder->train_step(blas_b, slots[k].data(), input(k), cfg.lr, s);
     }
@@ -427,18 +440,28 @@ struct pipeline_engine::state {
       const std::uint64_t t = s0 + j;
       // A(s0) completed before this run (the fork orders it); later A's were recorded here.
       if (j > 0) ev.a_done[ring(t)].wait_on(b);
-      stage_b(t, b);
+      const bool gpu_augment = augment() && !cpu;
+      stage_b(t, b, gpu_augment ? ev.b_narrow.get() : nullptr);
       ev.b_done[ring(t)].record(b);
       const std::uint64_t next = t + 1;
       // A(next) overwrites the slot B(next - depth) read; only wait when that B is in this run.
-      if (next >= s0 + static_cast<std::uint64_t>(depth)) ev.b_done[ring(next)].wait_on(a);
+      const bool wait_slot = next >= s0 + static_cast<std::uint64_t>(depth);
       if (cpu) {
+        if (wait_slot) ev.b_done[ring(next)].wait_on(a);
         loader->wait_ready(next);
         upload_cpu(next, a);
         uploaded[ring(next)].record(a);
         loader->allow(next + static_cast<std::uint64_t>(depth) + 1);
       } else {
-        stage_a(next, a, true);
+        // augment-train's upload writes only the uint8 input buffer, which the previous augment
+        // (earlier on this stream) has read: it goes ahead without waiting for stage B, and the
+        // copy engine works during B(t - 1) and B(t). The augment kernel waits for the slot and
+        // then for the point of B(t) where the training step leaves most SMs idle (its output
+        // layer and the start of the backward pass): there it takes SMs that B is not using.
+        if (gpu_augment) upload_images(next, a);
+        if (wait_slot) ev.b_done[ring(next)].wait_on(a);
+        if (gpu_augment) ev.b_narrow.wait_on(a);
+        compute_a(next, a, true);
       }
       ev.a_done[ring(next)].record(a);
     }

@@ -38,9 +38,9 @@ struct pipeline_config {
   int hidden = 2048;
   int layers = 2; ///< hidden layers
   int outputs = 10;
-  /// Tiles per block of the augment kernel when it runs beside stage B (streams, graph): few,
-  /// long-lived blocks leave SM room for B's kernels. 0: the choice made when it runs alone.
-  int overlap_strip = 8;
+  /// Tiles per block of the augment kernel when it runs beside stage B (streams, graph): fewer,
+  /// longer-lived blocks leave SM room for B's kernels. 0: the choice made when it runs alone.
+  int overlap_strip = 4;
   // encoder-decoder
   int in_features = 1024;
   int enc_width = 2048;

@@ -85,9 +85,17 @@ public:
   /// into output().
   void forward(blas_handle& blas, const float* x, cudaStream_t s, float* out = nullptr);
   /// One SGD step on loss = sum (y - target)^2 / (2 batch): forward, backward, update.
-  void train_step(blas_handle& blas, const float* x, const float* target, float lr, cudaStream_t s);
+  /// `narrow`, when given, is recorded on `s` just before the output layer's forward product:
+  /// from there to the hidden layers' weight gradients the step's kernels are sized by the few
+  /// outputs and leave most SMs idle, the place where work on another stream costs it least.
+  void train_step(blas_handle& blas, const float* x, const float* target, float lr, cudaStream_t s,
+                  cudaEvent_t narrow = nullptr);
 
 private:
+  /// forward, recording `before_last` (when given) before the last layer's product.
+  void forward_layers(blas_handle& blas, const float* x, cudaStream_t s, float* out,
+                      cudaEvent_t before_last);
+
   mlp_shape shape_;
   int batch_;
   device_buffer<float> params_;
