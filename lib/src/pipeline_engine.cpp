@@ -456,8 +456,8 @@ struct pipeline_engine::state {
         // augment-train's upload writes only the uint8 input buffer, which the previous augment
         // (earlier on this stream) has read: it goes ahead without waiting for stage B, and the
         // copy engine works during B(t - 1) and B(t). The augment kernel waits for the slot and
-        // then for the point of B(t) where the training step leaves most SMs idle (its output
-        // layer and the start of the backward pass): there it takes SMs that B is not using.
+        // then for the point of B(t) where the training step's kernels are smallest (its output
+        // layer and the start of the backward pass), where it costs B least (docs/pipeline.md).
         if (gpu_augment) upload_images(next, a);
         if (wait_slot) ev.b_done[ring(next)].wait_on(a);
         if (gpu_augment) ev.b_narrow.wait_on(a);
