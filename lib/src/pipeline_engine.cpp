@@ -352,10 +352,10 @@ struct pipeline_engine::state {
 
   // ---- the stages ---------------------------------------------------------------------------
 
-  /// Stage A of step t into slot t % depth; `beside_b` when it runs concurrently with stage B.
-  void stage_a(std::uint64_t t, cudaStream_t s, bool beside_b = false) {
+  /// Stage A of step t into slot t % depth, on its own (the pipelined modes call its two halves).
+  void stage_a(std::uint64_t t, cudaStream_t s) {
     if (augment()) upload_images(t, s);
-    compute_a(t, s, beside_b);
+    compute_a(t, s, false);
   }
 
   /// augment-train, the first half of stage A: step t's uint8 batch from its pinned host buffer
@@ -436,11 +436,11 @@ struct pipeline_engine::state {
     ev.fork.record(main);
     ev.fork.wait_on(a);
     ev.fork.wait_on(b);
+    const bool gpu_augment = augment() && !cpu;
     for (int j = 0; j < n; ++j) {
       const std::uint64_t t = s0 + j;
       // A(s0) completed before this run (the fork orders it); later A's were recorded here.
       if (j > 0) ev.a_done[ring(t)].wait_on(b);
-      const bool gpu_augment = augment() && !cpu;
       stage_b(t, b, gpu_augment ? ev.b_narrow.get() : nullptr);
       ev.b_done[ring(t)].record(b);
       const std::uint64_t next = t + 1;
