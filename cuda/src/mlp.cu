@@ -45,58 +45,55 @@ __global__ void bias_act_kernel(float* y, const float* bias, int out, int batch,
 /// output, so at batch 32 a few thousand threads, and are bound by that latency).
 constexpr int grad_chunk = 8;
 
-/// delta = (y - target) / batch for the linear output layer, and the bias gradient as its sum over
-/// the batch, summed by one thread per output in sample order.
-__global__ void mse_grad_kernel(const float* __restrict__ y, const float* __restrict__ target,
-                                int out, int batch, float inv_batch, float* __restrict__ delta,
-                                float* __restrict__ bias_grad) {
-  const int o = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (o >= out) return;
+/// The loop both gradient kernels share, for output `o`: in sample order, delta = grad(in, other)
+/// written to `out` (which may be `in`: relu_grad works in place), and the bias gradient as the sum
+/// of delta over the batch, by one thread in a fixed order. Each chunk's loads are issued before
+/// any of its stores, so they go out together.
+template <class Grad>
+__device__ __forceinline__ void batch_gradient(const float* in, const float* __restrict__ other,
+                                               float* out, int outputs, int batch, int o,
+                                               Grad grad, float* __restrict__ bias_grad) {
   float sum = 0.0F;
   for (int b0 = 0; b0 < batch; b0 += grad_chunk) {
-    float yv[grad_chunk];
-    float tv[grad_chunk];
+    float iv[grad_chunk];
+    float ov[grad_chunk];
 #pragma unroll
     for (int j = 0; j < grad_chunk; ++j) {
-      const std::size_t i = static_cast<std::size_t>(b0 + j) * out + o;
-      yv[j] = b0 + j < batch ? y[i] : 0.0F;
-      tv[j] = b0 + j < batch ? target[i] : 0.0F;
+      const std::size_t i = static_cast<std::size_t>(b0 + j) * outputs + o;
+      iv[j] = b0 + j < batch ? in[i] : 0.0F;
+      ov[j] = b0 + j < batch ? other[i] : 0.0F;
     }
 #pragma unroll
     for (int j = 0; j < grad_chunk; ++j) {
       if (b0 + j >= batch) break;
-      const float d = __fmul_rn(__fsub_rn(yv[j], tv[j]), inv_batch);
-      delta[static_cast<std::size_t>(b0 + j) * out + o] = d;
+      const float d = grad(iv[j], ov[j]);
+      out[static_cast<std::size_t>(b0 + j) * outputs + o] = d;
       sum = __fadd_rn(sum, d);
     }
   }
   bias_grad[o] = sum;
 }
 
-/// In place: delta *= (act > 0), and the bias gradient as its sum over the batch.
-__global__ void relu_grad_kernel(float* __restrict__ delta, const float* __restrict__ act, int out,
-                                 int batch, float* __restrict__ bias_grad) {
+/// delta = (y - target) / batch for the linear output layer, and the bias gradient.
+__global__ void mse_grad_kernel(const float* __restrict__ y, const float* __restrict__ target,
+                                int out, int batch, float inv_batch, float* __restrict__ delta,
+                                float* __restrict__ bias_grad) {
   const int o = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (o >= out) return;
-  float sum = 0.0F;
-  for (int b0 = 0; b0 < batch; b0 += grad_chunk) {
-    float dv[grad_chunk];
-    float av[grad_chunk];
-#pragma unroll
-    for (int j = 0; j < grad_chunk; ++j) {
-      const std::size_t i = static_cast<std::size_t>(b0 + j) * out + o;
-      dv[j] = b0 + j < batch ? delta[i] : 0.0F;
-      av[j] = b0 + j < batch ? act[i] : 0.0F;
-    }
-#pragma unroll
-    for (int j = 0; j < grad_chunk; ++j) {
-      if (b0 + j >= batch) break;
-      const float d = av[j] > 0.0F ? dv[j] : 0.0F;
-      delta[static_cast<std::size_t>(b0 + j) * out + o] = d;
-      sum = __fadd_rn(sum, d);
-    }
-  }
-  bias_grad[o] = sum;
+  batch_gradient(
+      y, target, delta, out, batch, o,
+      [inv_batch](float yv, float tv) { return __fmul_rn(__fsub_rn(yv, tv), inv_batch); },
+      bias_grad);
+}
+
+/// In place: delta *= (act > 0), and the bias gradient.
+__global__ void relu_grad_kernel(float* delta, const float* __restrict__ act, int out, int batch,
+                                 float* __restrict__ bias_grad) {
+  const int o = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (o >= out) return;
+  batch_gradient(
+      delta, act, delta, out, batch, o, [](float d, float a) { return a > 0.0F ? d : 0.0F; },
+      bias_grad);
 }
 
 __global__ void sgd_kernel(float* params, const float* grads, float lr, std::size_t n) {
