@@ -51,8 +51,8 @@ constexpr int grad_chunk = 8;
 /// any of its stores, so they go out together.
 template <class Grad>
 __device__ __forceinline__ void batch_gradient(const float* in, const float* __restrict__ other,
-                                               float* out, int outputs, int batch, int o,
-                                               Grad grad, float* __restrict__ bias_grad) {
+                                               float* out, int outputs, int batch, int o, Grad grad,
+                                               float* __restrict__ bias_grad) {
   float sum = 0.0F;
   for (int b0 = 0; b0 < batch; b0 += grad_chunk) {
     float iv[grad_chunk];
