@@ -413,12 +413,17 @@ __device__ __forceinline__ reach tile_reach(const fused_args& a, int x0, int y0,
   return e;
 }
 
-/// n / d for n >= 0 and d >= 1, given inv_d = 1 / d rounded: through the float reciprocal while
-/// n < 2^21, where it is exact (the rounding error, about (n / d) 2^-22, stays below the 1 / (2 d)
-/// that separates (n + 0.5) / d from an integer); an integer division above. A few instructions
-/// instead of a division's twenty, for the block's place in the grid.
+/// n / d for 0 <= n < 2^21 and d >= 1, given inv_d = 1 / d rounded, through the float reciprocal:
+/// exact there, since the rounding error, about (n / d) 2^-22, stays below the 1 / (2 d) that
+/// separates (n + 0.5) / d from an integer. A few instructions instead of a division's twenty.
+__device__ __forceinline__ int div_by_reciprocal(int n, float inv_d) {
+  return static_cast<int>((static_cast<float>(n) + 0.5F) * inv_d);
+}
+
+/// n / d for any n >= 0: div_by_reciprocal below 2^21, an integer division above. For the block's
+/// place in the grid.
 __device__ __forceinline__ int div_small(int n, int d, float inv_d) {
-  return n < (1 << 21) ? static_cast<int>((static_cast<float>(n) + 0.5F) * inv_d) : n / d;
+  return n < (1 << 21) ? div_by_reciprocal(n, inv_d) : n / d;
 }
 
 /// Byte C of `word` as the float 2^23 + byte (exact); `bias` holds float_bias.
@@ -623,22 +628,19 @@ __global__ void __launch_bounds__(fast::threads,
       tap_y[i] = make_int4((tap.i0 - e.wy0) * row_pitch, (tap.i1 - e.wy0) * row_pitch, wt.x, wt.y);
     }
     {
-      // 4 pixels of each channel per load, item i = word k of window row by, every lane busy.
-      // by = i / words through the float reciprocal, exact while items < 2^21 (here < 2^11): the
-      // rounding error, about by * 2^-22, stays below the 1 / (2 words) that separates
-      // (i + 0.5) / words from an integer.
+      // 4 pixels of each channel per load, item i = word i - by * words of window row
+      // by = i / words (div_by_reciprocal: items < 2^11), every lane busy.
       const int words = e.bwl / 4;
       const int items = e.bh * words;
       const float inv_words = 1.0F / static_cast<float>(words);
       const std::uint8_t* plane = image_in + static_cast<std::size_t>(top + e.wy0) * a.width + e.gx;
       // A thread's two items (windows above 192 items, about 280 at 45 degrees) load together:
       // every warp then waits for global memory once per tile, not twice.
-      const auto window_word = [&](int i) {
-        const int by = static_cast<int>((static_cast<float>(i) + 0.5F) * inv_words);
+      const auto window_word = [&](int i, int by) {
         return reinterpret_cast<const std::uint32_t*>(plane + by * a.width) + (i - by * words);
       };
-      const auto store_item = [&](int i, std::uint32_t r, std::uint32_t g, std::uint32_t b) {
-        const int by = static_cast<int>((static_cast<float>(i) + 0.5F) * inv_words);
+      const auto store_item = [&](int i, int by, std::uint32_t r, std::uint32_t g,
+                                  std::uint32_t b) {
         uint4* out = reinterpret_cast<uint4*>(box + by * e.bws) + (i - by * words);
         if constexpr (Quarter) {
           const auto pixel = [&](int sel) { // sel: 0x4440 + byte
@@ -654,22 +656,25 @@ __global__ void __launch_bounds__(fast::threads,
         }
       };
       for (int i = t; i < items; i += 2 * threads) {
-        const std::uint32_t* in0 = window_word(i);
+        const int by0 = div_by_reciprocal(i, inv_words);
+        const std::uint32_t* in0 = window_word(i, by0);
         const std::uint32_t r0 = __ldg(in0);
         const std::uint32_t g0 = __ldg(in0 + plane_bytes / 4);
         const std::uint32_t b0 = __ldg(in0 + plane_bytes / 2);
         const int i1 = i + threads;
+        int by1 = 0;
         std::uint32_t r1 = 0;
         std::uint32_t g1 = 0;
         std::uint32_t b1 = 0;
         if (i1 < items) {
-          const std::uint32_t* in1 = window_word(i1);
+          by1 = div_by_reciprocal(i1, inv_words);
+          const std::uint32_t* in1 = window_word(i1, by1);
           r1 = __ldg(in1);
           g1 = __ldg(in1 + plane_bytes / 4);
           b1 = __ldg(in1 + plane_bytes / 2);
         }
-        store_item(i, r0, g0, b0);
-        if (i1 < items) store_item(i1, r1, g1, b1);
+        store_item(i, by0, r0, g0, b0);
+        if (i1 < items) store_item(i1, by1, r1, g1, b1);
       }
     }
     __syncthreads();
