@@ -367,12 +367,11 @@ bool augment_detail::fused_fast_applies(const augment_shape& shape) {
 void augment_detail::launch_fused_fast(fused_args a, const augment_shape& shape, cudaStream_t s) {
   const int tiles_x = shape.resize / fast::tw;
   const int tiles_y = shape.resize / fast::th;
-  const fused_kernel kernel =
-      shape.interp == augment_interp::bilinear
-          ? fastk::pick_out_fast<augment_interp::bilinear, false>(shape.out)
-      : fastk::quarter_weights(shape)
-          ? fastk::pick_out_fast<augment_interp::nearest, true>(shape.out)
-          : fastk::pick_out_fast<augment_interp::nearest, false>(shape.out);
+  const fused_kernel kernel = shape.interp == augment_interp::bilinear
+                                  ? fastk::pick_out_fast<augment_interp::bilinear, false>(shape.out)
+                              : fastk::quarter_weights(shape)
+                                  ? fastk::pick_out_fast<augment_interp::nearest, true>(shape.out)
+                                  : fastk::pick_out_fast<augment_interp::nearest, false>(shape.out);
   if (shape.fused_strip < 0 || shape.fused_strip > 8 ||
       (shape.fused_strip > 0 && tiles_y % shape.fused_strip != 0))
     throw std::invalid_argument("augment: fused_strip must be 0 or divide the tile rows (<= 8)");

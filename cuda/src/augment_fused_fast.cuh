@@ -30,7 +30,6 @@ using namespace augment_detail;
 
 namespace fastk {
 
-
 constexpr int tap_capacity = 64; ///< tabulated resized rows or columns (the 38-pixel halo at any
                                  ///< angle reaches at most ~58)
 /// Floats per channel of the h table: at 45 degrees the tile reaches 58 resized columns and,
@@ -231,10 +230,9 @@ __device__ __forceinline__ void fill_tap_tables(const fused_args& a, const reach
 /// Quarter, channel c in bits 10c..10c+9): 4 pixels of each channel per load, item i = word
 /// i - by * words of window row by = i / words (div_by_reciprocal: items < 2^11), every lane busy.
 template <bool Quarter>
-__device__ __forceinline__ void stage_window_words(const fused_args& a, const reach& e,
-                                                   const std::uint8_t* image_in,
-                                                   std::size_t plane_bytes, int top, int t,
-                                                   std::uint32_t* box) {
+__device__ __forceinline__ void
+stage_window_words(const fused_args& a, const reach& e, const std::uint8_t* image_in,
+                   std::size_t plane_bytes, int top, int t, std::uint32_t* box) {
   const int words = e.bwl / 4;
   const int items = e.bh * words;
   const float inv_words = 1.0F / static_cast<float>(words);
@@ -244,8 +242,7 @@ __device__ __forceinline__ void stage_window_words(const fused_args& a, const re
   const auto window_word = [&](int i, int by) {
     return reinterpret_cast<const std::uint32_t*>(plane + by * a.width) + (i - by * words);
   };
-  const auto store_item = [&](int i, int by, std::uint32_t r, std::uint32_t g,
-                              std::uint32_t b) {
+  const auto store_item = [&](int i, int by, std::uint32_t r, std::uint32_t g, std::uint32_t b) {
     uint4* out = reinterpret_cast<uint4*>(box + by * e.bws) + (i - by * words);
     if constexpr (Quarter) {
       const auto pixel = [&](int sel) { // sel: 0x4440 + byte
@@ -297,8 +294,7 @@ __device__ __forceinline__ void fill_h_table(const reach& e, const int4* tap_x,
       const std::uint32_t w0 = src[tx.x];
       const std::uint32_t w1 = src[tx.y];
       dst[j] = lerp_biased(biased_channel<0>(w0, bias), biased_channel<0>(w1, bias), lx);
-      dst[j + h_plane] =
-          lerp_biased(biased_channel<1>(w0, bias), biased_channel<1>(w1, bias), lx);
+      dst[j + h_plane] = lerp_biased(biased_channel<1>(w0, bias), biased_channel<1>(w1, bias), lx);
       dst[j + 2 * h_plane] =
           lerp_biased(biased_channel<2>(w0, bias), biased_channel<2>(w1, bias), lx);
     }

@@ -2,7 +2,8 @@
 // `gpubench pipeline` (design section 4): two stages of per-batch work, A and B, run serially on
 // one stream, pipelined on two streams (A of step n + 1 beside B of step n, a ring of --depth
 // buffers between them), as a replayed CUDA graph, and (augment-train) with stage A on CPU threads.
-// This header holds the settings and the engine that runs the stages in every mode; the driver
+// This header holds the settings (pipeline_config.cpp) and the engine that runs the stages in
+// every mode (pipeline_engine.cpp, over the scenarios of pipeline_stages.hpp); the driver
 // (pipeline_bench.cpp) measures and verifies through it.
 #include "gpubench/benchmark.hpp"
 #include "gpubench/cuda/mlp.hpp"
@@ -50,6 +51,12 @@ struct pipeline_config {
 
   [[nodiscard]] bool has(pipeline_mode m) const noexcept;
 };
+
+struct augment_config;
+/// The augment settings of augment-train's stage A: the augment benchmark's defaults at `batch`.
+augment_config pipeline_augment_config(int batch);
+/// Floats of one slot between the stages: an augmented batch, or a batch of encoder features.
+std::size_t pipeline_slot_floats(const pipeline_config& cfg);
 
 /// The networks of each scenario.
 cuda::mlp_shape trainer_shape(const pipeline_config& cfg); ///< augment-train, stage B
