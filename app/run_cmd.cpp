@@ -4,10 +4,11 @@
 #include "gpubench/benchmark.hpp"
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/output.hpp"
 #include "gpubench/run_file.hpp"
 #include "gpubench/runner.hpp"
 
-#include <iostream>
+#include <sstream>
 #include <memory>
 
 namespace gpubench::app {
@@ -58,7 +59,9 @@ void add_run_command(CLI::App& app, cli_state& state) {
     validate(args->opts.measure);
     const auto points = plan_run_file(file, args->opts);
     if (args->dry_run) {
-      write_plan(std::cout, file, points, args->opts.format);
+      std::ostringstream plan;
+      write_plan(plan, file, points, args->opts.format);
+      write_stdout(plan.str()); // a dry run writes nothing to --output
       state.exit_code = exit_code::success;
       return;
     }
