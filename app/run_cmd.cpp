@@ -44,7 +44,9 @@ void add_run_command(CLI::App& app, cli_state& state) {
 
   cmd->callback([cmd, args, &state] {
     state.cpu_only_applies = true; // run files accept --cpu-only (CPU references alone)
+    // A signal during this read (a FIFO, /dev/stdin) ends the process at once: nothing measured.
     const run_file file = load_run_file(args->path, all_benchmarks());
+    if (!args->dry_run) defer_interrupts();
     const auto given = [cmd](std::string_view name) {
       const CLI::Option* o = cmd->get_option_no_throw(std::string(name));
       return o != nullptr && o->count() > 0;

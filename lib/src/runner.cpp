@@ -10,6 +10,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <new>
 #include <optional>
 #include <string_view>
 #include <system_error>
