@@ -11,7 +11,8 @@ import sys
 import time
 import unittest
 
-from gpubench_cli import FAST, GPUBENCH, SOURCE_DIR, run, tempdir, validate
+from gpubench_cli import (FAST, GPUBENCH, SOURCE_DIR, run, tempdir, validate,
+                          wait_for_signal_handlers)
 
 INJECT = "GPUBENCH_INJECT_FAULT"
 
@@ -134,6 +135,7 @@ class Signals(unittest.TestCase):
     def signalled(self, sig, args, after=1.0, **popen):
         proc = subprocess.Popen([GPUBENCH, *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, **popen)
+        wait_for_signal_handlers(proc)
         time.sleep(after)
         self.assertIsNone(proc.poll(), "the run ended before the signal was sent")
         proc.send_signal(sig)
@@ -151,7 +153,7 @@ class Signals(unittest.TestCase):
                 code_got, stderr = self.signalled(
                     sig, ["vecadd", "--cpu-only", "--n", "1K,100M,100M", "--timeout", "5",
                           "--min-time", "0", "--min-samples", "1000", "--output", self.out],
-                    after=2.0)
+                    after=1.0)
                 self.assertEqual(code_got, code, stderr)
                 doc = load(self.out)
                 validate(doc)
@@ -179,6 +181,7 @@ class Signals(unittest.TestCase):
                     writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
                 except OSError:
                     time.sleep(0.05)
+            wait_for_signal_handlers(proc)
             time.sleep(0.5)
             self.assertIsNone(proc.poll())
             proc.send_signal(signal.SIGINT)
@@ -195,7 +198,7 @@ class Signals(unittest.TestCase):
         self.assertIn("interrupted (SIGINT)", stderr)
 
     def test_ctrl_c_stops_a_read_of_stdin_from_an_open_pipe(self):
-        code, stderr = self.signalled(signal.SIGINT, ["run", "/dev/stdin"], after=2.0,
+        code, stderr = self.signalled(signal.SIGINT, ["run", "/dev/stdin"], after=0.5,
                                       stdin=subprocess.PIPE)
         self.assertEqual(code, 130, stderr)
 
