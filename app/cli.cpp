@@ -79,8 +79,8 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
                           ->capture_default_str();
   raw.output_option = cmd.add_option(
       "--output", opts.output_path,
-      "also write the result to FILE (atomic; JSON unless --format or --output-format says "
-      "otherwise; - for stdout)");
+      "also write the result to FILE (atomic; format from --output-format, else FILE's "
+      "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)");
   cmd.add_option("--output-format", raw.output_format,
                  "format of the --output file: json, table, csv, md (default: --format if given, "
                  "else json)");
@@ -117,7 +117,7 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
     throw usage_error(fmt::format("--format: '{}' is not one of table, json, csv, md", raw.format));
   opts.format = *format;
   opts.file_format = output_file_format(
-      raw.output_format, raw.format_option->count() > 0 ? format : std::nullopt);
+      raw.output_format, raw.format_option->count() > 0 ? format : std::nullopt, opts.output_path);
   if (raw.output_option->count() > 0 && opts.output_path.empty())
     check_output_path(opts.output_path); // says that an empty path is an error
   opts.measure.max_noise = parse_percent(raw.max_noise, "max-noise");
@@ -152,8 +152,19 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
 }
 
 output_format output_file_format(const std::string& output_format_text,
-                                 std::optional<output_format> explicit_format) {
-  if (output_format_text.empty()) return explicit_format.value_or(output_format::json);
+                                 std::optional<output_format> explicit_format,
+                                 const std::string& output_path) {
+  if (output_format_text.empty()) {
+    // A file name that says its format wins over --format: `--format md --output r.json` (a
+    // table to read, the record to keep) is how scripts and CI use it.
+    const auto dot = output_path.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : output_path.substr(dot + 1);
+    if (ext == "json") return output_format::json;
+    if (ext == "csv") return output_format::csv;
+    if (ext == "md") return output_format::md;
+    if (ext == "txt") return output_format::table;
+    return explicit_format.value_or(output_format::json);
+  }
   const auto f = parse_output_format(output_format_text);
   if (!f)
     throw usage_error(fmt::format("--output-format: '{}' is not one of table, json, csv, md",

@@ -59,8 +59,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       cmd->add_option("--format", args->format, "Output: table (default), md, json or csv");
   auto* output_option =
       cmd->add_option("--output", args->output_path,
-                      "Also write the comparison to FILE (JSON unless --format or "
-                      "--output-format says otherwise; - for stdout)");
+                      "Also write the comparison to FILE (format: --output-format, else the "
+                      "extension .json .csv .md .txt, else --format, else JSON; - for stdout)");
   cmd->add_option("--output-format", args->output_format,
                   "Format of the --output file: json, table, csv, md");
   cmd->footer(std::string(compare_help) + exit_codes_help);
@@ -83,7 +83,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       throw usage_error(fmt::format("--clock: '{}' is not gpu or host", args->clock));
     opts.clock = args->clock;
     const output_format file_format = output_file_format(
-        args->output_format, format_option->count() > 0 ? format : std::nullopt);
+        args->output_format, format_option->count() > 0 ? format : std::nullopt, args->output_path);
     if (output_option->count() > 0) check_output_path(args->output_path);
 
     const run_report base = load_report(args->base_path);

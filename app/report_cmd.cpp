@@ -25,7 +25,7 @@ const char* const report_examples = R"(
 Examples:
   gpubench report seed.json
   gpubench report seed.json --format md > seed.md
-  gpubench report monday.json tuesday.json --output both.json --format csv
+  gpubench report monday.json tuesday.json --format csv --output both.csv
 )";
 
 } // namespace
@@ -39,8 +39,8 @@ void add_report_command(CLI::App& app, cli_state& state) {
       cmd->add_option("--format", args->format, "Output: table (default), md, csv or json");
   auto* output_option =
       cmd->add_option("--output", args->output_path,
-                      "Also write the (merged) result to FILE (JSON unless --format or "
-                      "--output-format says otherwise; - for stdout)");
+                      "Also write the (merged) result to FILE (format: --output-format, else the "
+                      "extension .json .csv .md .txt, else --format, else JSON; - for stdout)");
   cmd->add_option("--output-format", args->output_format,
                   "Format of the --output file: json, table, csv, md");
   cmd->footer(std::string(report_examples) + exit_codes_help);
@@ -53,7 +53,7 @@ void add_report_command(CLI::App& app, cli_state& state) {
                                     args->format));
     }
     const output_format file_format = output_file_format(
-        args->output_format, format_option->count() > 0 ? format : std::nullopt);
+        args->output_format, format_option->count() > 0 ? format : std::nullopt, args->output_path);
     if (output_option->count() > 0) check_output_path(args->output_path);
     std::vector<run_report> reports;
     for (const auto& p : args->paths) reports.push_back(load_report(p));

@@ -42,6 +42,16 @@ class OutputFormat(unittest.TestCase):
         self.assertTrue(self.read("r.csv").startswith("benchmark,device,status,"))
         self.assertEqual(r.stdout, self.read("r.csv"))
 
+    def test_an_extension_that_names_a_format_wins_over_format(self):
+        # `--format md --output r.json`: a table to read and the record to keep (ci-regression.sh)
+        r = run(*CPU, "--format", "md", "--output", self.path("r.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        validate(json.loads(self.read("r.json")))
+        self.assertTrue(r.stdout.startswith("| benchmark |"))
+        r = run(*CPU, "--format", "csv", "--output", self.path("r.out"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(self.read("r.out").startswith("benchmark,device,status,"))
+
     def test_output_format_overrides(self):
         r = run(*CPU, "--output-format", "md", "--output", self.path("r.md"))
         self.assertEqual(r.returncode, 0, r.stderr)
