@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
 #include <memory>
+#include <sstream>
 
 namespace gpubench::app {
 namespace {

@@ -8,8 +8,8 @@
 #include "gpubench/run_file.hpp"
 #include "gpubench/runner.hpp"
 
-#include <sstream>
 #include <memory>
+#include <sstream>
 
 namespace gpubench::app {
 namespace {

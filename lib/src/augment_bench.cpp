@@ -178,11 +178,14 @@ void require_fit(const augment_shape& shape, impl_choice impl, int device) {
     // A point that does not fit is skipped with this reason and the sweep goes on (the runner's
     // error policy), as vecadd's are: a large batch must not cost the small ones before it.
     const auto info = cuda::device_memory_info();
-    throw cuda::out_of_memory_error(cudaErrorMemoryAllocation, fmt::format(
-        "--batch {}: needs {:.3f} GB of device memory (input, outputs{}, L2 flush buffer) but "
-        "device {} has only {:.3f} GB free (plus a 256 MB margin); use a smaller --batch",
-        shape.batch, static_cast<double>(need) / 1e9, impl.staged ? ", staged intermediates" : "",
-        device, static_cast<double>(info.free_bytes) / 1e9));
+    throw cuda::out_of_memory_error(
+        cudaErrorMemoryAllocation,
+        fmt::format(
+            "--batch {}: needs {:.3f} GB of device memory (input, outputs{}, L2 flush buffer) but "
+            "device {} has only {:.3f} GB free (plus a 256 MB margin); use a smaller --batch",
+            shape.batch, static_cast<double>(need) / 1e9,
+            impl.staged ? ", staged intermediates" : "", device,
+            static_cast<double>(info.free_bytes) / 1e9));
   }
 }
 

@@ -45,8 +45,8 @@ void check_samples_folder(const std::string& dir) {
   std::string probe = (std::filesystem::path(dir) / ".gpubench-probe.XXXXXX").string();
   const int fd = ::mkstemp(probe.data());
   if (fd < 0)
-    throw usage_error(fmt::format("--save-samples: cannot write a file in '{}': {}", dir,
-                                  std::strerror(errno)));
+    throw usage_error(
+        fmt::format("--save-samples: cannot write a file in '{}': {}", dir, std::strerror(errno)));
   ::close(fd);
   ::unlink(probe.c_str());
 }

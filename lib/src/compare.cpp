@@ -3,8 +3,8 @@
 #include "gpubench/compare.hpp"
 
 #include "gpubench/errors.hpp"
-#include "gpubench/text_table.hpp"
 #include "gpubench/run_file.hpp"
+#include "gpubench/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -131,16 +131,17 @@ void write_markdown(std::ostream& os, const comparison& c) {
 
 void write_csv(std::ostream& os, const comparison& c) {
   text_table t;
-  t.header = {"benchmark",     "params",       "device", "measurement", "base_samples",
-              "new_samples",   "base_median_s", "new_median_s", "change", "p_value",
-              "verdict",       "regression"};
+  t.header = {"benchmark",    "params",      "device",        "measurement",
+              "base_samples", "new_samples", "base_median_s", "new_median_s",
+              "change",       "p_value",     "verdict",       "regression"};
   t.right = {false, false, false, false, true, true, true, true, true, true, false, false};
   for (const auto& r : c.rows) {
     t.rows.push_back({r.benchmark, params_text(r.params), r.device, r.measurement,
                       fmt::format("{}", r.base_samples), fmt::format("{}", r.new_samples),
-                      fmt::format("{}", r.result.base_median), fmt::format("{}", r.result.new_median),
-                      fmt::format("{}", r.result.change), fmt::format("{}", r.result.p_value),
-                      std::string(to_string(r.result.outcome)), r.regression() ? "true" : "false"});
+                      fmt::format("{}", r.result.base_median),
+                      fmt::format("{}", r.result.new_median), fmt::format("{}", r.result.change),
+                      fmt::format("{}", r.result.p_value), std::string(to_string(r.result.outcome)),
+                      r.regression() ? "true" : "false"});
   }
   write_csv_table(os, t);
 }

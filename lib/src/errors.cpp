@@ -36,8 +36,7 @@ const char* interrupt_signal_name() noexcept {
 }
 void clear_interrupt() noexcept { interrupted_by.store(0, std::memory_order_relaxed); }
 
-void throw_precondition(const char* condition, const std::string& why, const char* file,
-                        int line) {
+void throw_precondition(const char* condition, const std::string& why, const char* file, int line) {
   throw point_error(fmt::format("precondition failed: {} ({}; {}:{})", why, condition, file, line));
 }
 

@@ -19,8 +19,7 @@ host_buffer::host_buffer(std::size_t bytes, host_memory kind) : kind_(kind), byt
   try {
     pageable_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
   } catch (const std::bad_alloc&) {
-    throw host_memory_error(
-        fmt::format("cannot allocate {} bytes of pageable host memory", bytes));
+    throw host_memory_error(fmt::format("cannot allocate {} bytes of pageable host memory", bytes));
   }
 }
 

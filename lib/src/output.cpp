@@ -114,8 +114,8 @@ void check_output_path(const std::string& path) {
 void write_file_atomically(const std::string& path, const std::string& text) {
   const std::string target = write_target(path);
   struct stat existing {};
-  const mode_t mode = ::stat(target.c_str(), &existing) == 0 ? (existing.st_mode & 07777)
-                                                             : new_file_mode();
+  const mode_t mode =
+      ::stat(target.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : new_file_mode();
   std::string tmpl =
       (folder_of(target) / ("." + fs::path(target).filename().string() + ".XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());

@@ -122,7 +122,8 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
     by_benchmark[r.benchmark].push_back(&r);
   }
   for (const auto& [name, results] : by_benchmark)
-    if (const auto it = summaries.find(name); it != summaries.end() && it->second && !results.empty())
+    if (const auto it = summaries.find(name);
+        it != summaries.end() && it->second && !results.empty())
       it->second(os, results);
 }
 
@@ -186,19 +187,19 @@ void write_markdown(std::ostream& os, const run_report& rep) {
     const std::string verified = !r.verify.performed ? "n/a" : r.verify.passed ? "yes" : "**NO**";
     const std::string dev = device_label(rep, r.device);
     if (r.measurements.empty())
-      os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | {} |\n", markdown_text(r.benchmark),
-                        markdown_text(dev), markdown_text(params_line(r.params)),
-                        to_string(r.status), markdown_text(r.reason), verified);
+      os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | {} |\n",
+                        markdown_text(r.benchmark), markdown_text(dev),
+                        markdown_text(params_line(r.params)), to_string(r.status),
+                        markdown_text(r.reason), verified);
     for (const auto& m : r.measurements) {
       const double bps = rate(m, "bytes_per_s");
       const double ips = rate(m, "items_per_s");
-      os << fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} |\n",
-                        markdown_text(r.benchmark), markdown_text(dev),
-                        markdown_text(params_line(r.params)), markdown_text(m.name),
-                        format_seconds(m.stats.median), format_seconds(m.stats.min),
-                        m.stats.rel_stddev * 100, m.stats.count,
-                        bps > 0 ? format_bytes_per_s(bps) : "",
-                        ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
+      os << fmt::format(
+          "| {} | {} | {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} |\n",
+          markdown_text(r.benchmark), markdown_text(dev), markdown_text(params_line(r.params)),
+          markdown_text(m.name), format_seconds(m.stats.median), format_seconds(m.stats.min),
+          m.stats.rel_stddev * 100, m.stats.count, bps > 0 ? format_bytes_per_s(bps) : "",
+          ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
     }
   }
 }

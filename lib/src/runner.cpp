@@ -47,8 +47,8 @@ std::optional<injected_fault> fault_injection_from_env() {
     number = number.substr(0, second);
   }
   const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), f.point);
-  const bool kind_ok = kind.empty() || kind == "illegal_address" || kind == "bad_alloc" ||
-                       kind == "thread_start";
+  const bool kind_ok =
+      kind.empty() || kind == "illegal_address" || kind == "bad_alloc" || kind == "thread_start";
   if (colon == std::string_view::npos || colon == 0 || number.empty() || ec != std::errc() ||
       ptr != number.data() + number.size() || f.point == 0 || !kind_ok)
     throw usage_error(fmt::format("{}: '{}' is not BENCHMARK:POINT[:KIND] (a benchmark, the "
@@ -159,10 +159,11 @@ void drop_unsampled(result& r) {
   r.status = result_status::skipped;
   r.derived = nlohmann::json::object();
   if (dropped.empty())
-    r.reason = fmt::format("interrupted ({}) before the first measurement", interrupt_signal_name());
+    r.reason =
+        fmt::format("interrupted ({}) before the first measurement", interrupt_signal_name());
   else if (interrupt_requested())
-    r.reason = fmt::format("interrupted ({}) before the first sample of {}", interrupt_signal_name(),
-                           dropped);
+    r.reason = fmt::format("interrupted ({}) before the first sample of {}",
+                           interrupt_signal_name(), dropped);
   else
     r.reason = fmt::format("no sample was taken of {}", dropped);
 }
@@ -239,9 +240,8 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     rep.results.push_back(std::move(r));
     if (stop) break;
     if (interrupt_requested()) {
-      stop_incomplete(
-          fmt::format("interrupted ({}) after {} of {} points", interrupt_signal_name(), i + 1,
-                      points.size()));
+      stop_incomplete(fmt::format("interrupted ({}) after {} of {} points", interrupt_signal_name(),
+                                  i + 1, points.size()));
       break;
     }
   }

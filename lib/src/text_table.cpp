@@ -40,7 +40,8 @@ void write_text_table(std::ostream& os, const text_table& t) {
   const std::size_t n = t.header.size();
   std::vector<std::size_t> width(n, 0);
   const auto widen = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < n && i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (std::size_t i = 0; i < n && i < row.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
   };
   widen(t.header);
   for (const auto& row : t.rows) widen(row);
@@ -59,7 +60,7 @@ void write_text_table(std::ostream& os, const text_table& t) {
     for (std::size_t i = 0; i < n; ++i) {
       const std::string& text = i < row.size() ? row[i] : std::string();
       cells[i] = static_cast<int>(i) == t.wrap_column ? wrap_words(text, width[i])
-                                                       : std::vector<std::string>{text};
+                                                      : std::vector<std::string>{text};
       height = std::max(height, cells[i].size());
     }
     for (std::size_t l = 0; l < height; ++l) {

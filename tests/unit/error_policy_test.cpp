@@ -16,7 +16,8 @@ using Catch::Matchers::Contains;
 namespace {
 
 /// Runs three CPU-only points of a benchmark whose second point throws `fail`.
-template <typename Throw> run_report sweep_failing_in_the_middle(Throw fail) {
+template <typename Throw>
+run_report sweep_failing_in_the_middle(Throw fail) {
   benchmark b;
   b.name = "fake";
   b.run_point = [fail](const nlohmann::json& point, run_context& /*ctx*/) {
@@ -85,7 +86,8 @@ TEST_CASE("policy: an input error still ends the run (exit 2 from main)", "[poli
 
 TEST_CASE("a signal's number decides the reason and the exit code", "[policy][signal]") {
   for (const auto& [sig, name, code] :
-       {std::tuple{2, "SIGINT", 130}, std::tuple{15, "SIGTERM", 143}, std::tuple{1, "SIGHUP", 129}}) {
+       {std::tuple{2, "SIGINT", 130}, std::tuple{15, "SIGTERM", 143},
+        std::tuple{1, "SIGHUP", 129}}) {
     INFO(name);
     clear_interrupt();
     request_interrupt(sig);

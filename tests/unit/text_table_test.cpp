@@ -43,8 +43,9 @@ TEST_CASE("parameters print without float noise", "[writers]") {
 TEST_CASE("a text table wraps its wide column to fit the width", "[writers]") {
   text_table t;
   t.header = {"benchmark", "params", "verdict"};
-  t.rows = {{"augment", std::string(30, 'x') + " batch=256 blur=7 channels=3 crop=128 degrees=45 "
-                            "height=256 impl=all interp=nearest mean=[0] out-dtype=f32",
+  t.rows = {{"augment",
+             std::string(30, 'x') + " batch=256 blur=7 channels=3 crop=128 degrees=45 "
+                                    "height=256 impl=all interp=nearest mean=[0] out-dtype=f32",
              "same"}};
   t.wrap_column = 1;
   t.width = 60;
@@ -56,7 +57,7 @@ TEST_CASE("a text table wraps its wide column to fit the width", "[writers]") {
     INFO(line);
     CHECK(line.size() <= 60);
   }
-  CHECK(n > 2); // the parameters took several lines
+  CHECK(n > 2);                                               // the parameters took several lines
   CHECK(os.str().find("out-dtype=f32") != std::string::npos); // nothing is lost
 }
 

@@ -29,8 +29,8 @@ TEST_CASE("thread pool: a thread that fails to start part way fails the construc
   });
   REQUIRE(done.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
   const std::string what = done.get();
-  CHECK_THAT(what, Contains("cannot start CPU thread") && Contains("of 8") &&
-                       Contains("--cpu-threads"));
+  CHECK_THAT(what,
+             Contains("cannot start CPU thread") && Contains("of 8") && Contains("--cpu-threads"));
 }
 
 TEST_CASE("thread pool: after a failed start the next pool starts and works", "[thread_pool]") {
