@@ -35,7 +35,7 @@ param_values with_defaults(const benchmark& b, const param_values& given) {
 
 const std::string& value_of(const param_values& v, std::string_view name) {
   const auto it = v.find(name);
-  if (it == v.end()) throw std::logic_error(fmt::format("parameter {} has no value", name));
+  GPUBENCH_EXPECTS(it != v.end(), fmt::format("parameter {} has no value", name));
   return it->second;
 }
 

@@ -49,6 +49,9 @@ namespace {
 
 std::string params_line(const json& params) { return params_text(params); }
 
+/// The width the table's text lines keep to (a terminal of 120 columns).
+constexpr std::size_t table_width = 116;
+
 std::string device_label(const run_report& rep, int id) {
   if (id < 0) return "CPU only";
   for (const auto& d : rep.devices)
@@ -88,8 +91,11 @@ std::string verification_line(const verification& v) {
 }
 
 void write_result_block(std::ostream& os, const run_report& rep, const result& r) {
-  os << fmt::format("{} | {} | {}\n", r.benchmark, params_line(r.params),
-                    device_label(rep, r.device));
+  // Long parameter lists (augment has 14) wrap at spaces to fit a terminal; JSON has them whole.
+  const auto head = wrap_words(
+      fmt::format("{} | {} | {}", r.benchmark, params_line(r.params), device_label(rep, r.device)),
+      table_width);
+  for (std::size_t i = 0; i < head.size(); ++i) os << (i == 0 ? "" : "    ") << head[i] << '\n';
   if (r.status == result_status::skipped || r.status == result_status::error) {
     os << fmt::format("  {}: {}\n\n", to_string(r.status), r.reason);
     return;

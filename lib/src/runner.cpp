@@ -233,6 +233,10 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
       r = failed_point(p, result_status::error, e.what());
     } catch (const std::system_error& e) {
       r = failed_point(p, result_status::error, fmt::format("system error: {}", e.what()));
+    } catch (const std::logic_error& e) {
+      // A launcher that refuses its arguments (std::invalid_argument from cuda/): a defect or a
+      // combination the kernels do not offer, of this point only.
+      r = failed_point(p, result_status::error, fmt::format("invalid argument: {}", e.what()));
     }
     r.benchmark = p.bench->name;
     r.device = point_device(p.params);

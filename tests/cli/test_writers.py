@@ -181,6 +181,18 @@ class Cells(unittest.TestCase):
         r = run("compare", path, path, "--format", "json")
         self.assertIn("long_parameter_7", json.loads(r.stdout)["rows"][0]["params"])
 
+    def test_long_parameter_lists_wrap_in_the_report_table(self):
+        from gpubench_cli import SOURCE_DIR
+        path = os.path.join(SOURCE_DIR, "tests", "data", "h200-2026-11-29-augment.json")
+        r = run("report", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        heads = [i for i, line in enumerate(r.stdout.splitlines()) if line.startswith("augment |")]
+        self.assertTrue(heads)
+        lines = r.stdout.splitlines()
+        for i in heads:
+            self.assertLessEqual(len(lines[i]), 120, lines[i])
+            self.assertTrue(lines[i + 1].startswith("    "), lines[i + 1])  # the continuation
+
     def test_json_never_says_failed_for_a_check_not_performed(self):
         r = run(*CPU, "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)

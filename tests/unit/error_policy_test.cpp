@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <new>
+#include <stdexcept>
 #include <system_error>
 
 using namespace gpubench;
@@ -78,6 +79,12 @@ TEST_CASE("policy: a failed precondition is an error of that point with where an
   });
   check_sweep_went_on(rep, result_status::error, "precondition failed: lanes must be even");
   CHECK_THAT(rep.results[1].reason, Contains("lanes % 2 == 0") && Contains("error_policy_test"));
+}
+
+TEST_CASE("policy: a launcher's invalid argument is an error of that point", "[policy]") {
+  const auto rep = sweep_failing_in_the_middle(
+      [] { throw std::invalid_argument("augment: f64 output is not offered"); });
+  check_sweep_went_on(rep, result_status::error, "invalid argument: augment: f64 output");
 }
 
 TEST_CASE("policy: an input error still ends the run (exit 2 from main)", "[policy]") {
