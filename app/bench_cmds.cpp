@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/errors.hpp"
 #include "gpubench/runner.hpp"
 
 #include <memory>
@@ -36,6 +37,8 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
     }
     add_common_options(*sub, cmd.opts, cmd.device_spec);
     sub->callback([&cmd, &state] {
+      // Nothing here blocks on input: from now on a signal ends the run with its results written.
+      defer_interrupts();
       state.cpu_only_applies = cmd.bench->supports_cpu_only;
       finish_common_options(cmd.opts, cmd.device_spec);
       param_values values;

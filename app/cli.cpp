@@ -1,6 +1,7 @@
 // Options shared by every measuring subcommand, and the one place results leave the program.
 #include "commands.hpp"
 
+#include "gpubench/benchmark.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/output.hpp"
@@ -19,7 +20,8 @@ namespace gpubench::app {
 const char* const exit_codes_help =
     "Exit codes: 0 success; 1 verification failed (or compare found a significant regression);\n"
     "2 usage or input error; 3 CUDA error during the run (including out of device memory);\n"
-    "77 no usable CUDA device (use --cpu-only); 130 interrupted (results so far are written).";
+    "77 no usable CUDA device (use --cpu-only); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP\n"
+    "(results so far are written).";
 
 namespace {
 
@@ -53,6 +55,10 @@ struct raw_text {
   std::string max_noise = "1";
   bool quiet = false;
   bool verbose = false;
+  // --output-format (issue 13.3): the options whose presence decides the file's format.
+  std::string output_format;
+  CLI::Option* format_option = nullptr;
+  CLI::Option* output_option = nullptr;
 };
 std::vector<std::unique_ptr<raw_text>>& raw_store() {
   static std::vector<std::unique_ptr<raw_text>> store;
@@ -69,9 +75,15 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
   raw_of()[&opts] = &raw;
   device_spec = "0";
   cmd.add_option("--device", device_spec, "GPU index, list (0,1) or all")->capture_default_str();
-  cmd.add_option("--format", raw.format, "stdout format: table, json, csv, md")
-      ->capture_default_str();
-  cmd.add_option("--output", opts.output_path, "also write the full JSON result to FILE (atomic)");
+  raw.format_option = cmd.add_option("--format", raw.format, "stdout format: table, json, csv, md")
+                          ->capture_default_str();
+  raw.output_option = cmd.add_option(
+      "--output", opts.output_path,
+      "also write the result to FILE (atomic; format from --output-format, else FILE's "
+      "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)");
+  cmd.add_option("--output-format", raw.output_format,
+                 "format of the --output file: json, table, csv, md (default: --format if given, "
+                 "else json)");
   cmd.add_option("--warmup", opts.measure.warmup, "discarded samples before sampling")
       ->capture_default_str();
   cmd.add_option("--min-samples", opts.measure.min_samples, "at least this many samples")
@@ -104,6 +116,10 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   if (!format)
     throw usage_error(fmt::format("--format: '{}' is not one of table, json, csv, md", raw.format));
   opts.format = *format;
+  opts.file_format = output_file_format(
+      raw.output_format, raw.format_option->count() > 0 ? format : std::nullopt, opts.output_path);
+  if (raw.output_option->count() > 0 && opts.output_path.empty())
+    check_output_path(opts.output_path); // says that an empty path is an error
   opts.measure.max_noise = parse_percent(raw.max_noise, "max-noise");
   opts.verbosity = raw.quiet ? 0 : raw.verbose ? 2 : 1;
   if (opts.cpu_threads < 0 || opts.cpu_threads > 4096)
@@ -135,6 +151,27 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   if (opts.cpu_only) opts.devices.clear();
 }
 
+output_format output_file_format(const std::string& output_format_text,
+                                 std::optional<output_format> explicit_format,
+                                 const std::string& output_path) {
+  if (output_format_text.empty()) {
+    // A file name that says its format wins over --format: `--format md --output r.json` (a
+    // table to read, the record to keep) is how scripts and CI use it.
+    const auto dot = output_path.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : output_path.substr(dot + 1);
+    if (ext == "json") return output_format::json;
+    if (ext == "csv") return output_format::csv;
+    if (ext == "md") return output_format::md;
+    if (ext == "txt") return output_format::table;
+    return explicit_format.value_or(output_format::json);
+  }
+  const auto f = parse_output_format(output_format_text);
+  if (!f)
+    throw usage_error(fmt::format("--output-format: '{}' is not one of table, json, csv, md",
+                                  output_format_text.substr(0, 80)));
+  return *f;
+}
+
 int emit_report(const run_report& report, const common_options& opts) {
   // Points that did not run are in the report, but a person watching stderr should hear of them.
   for (const auto& r : report.results)
@@ -142,11 +179,14 @@ int emit_report(const run_report& report, const common_options& opts) {
       std::fprintf(stderr, "gpubench: %s point %s: %s\n", r.benchmark.c_str(),
                    std::string(to_string(r.status)).c_str(), r.reason.c_str());
   // The file first: it is the complete record, and stdout may be a closed pipe.
-  if (!opts.output_path.empty())
-    write_file_atomically(opts.output_path, to_json(report).dump(2) + "\n");
-  std::ostringstream text;
-  write_report(text, report, opts.format);
-  std::cout << text.str() << std::flush;
+  const auto render = [&report](output_format f) {
+    std::ostringstream text;
+    write_report(text, report, f, summary_tables());
+    return text.str();
+  };
+  deliver(
+      opts.output_path, [&] { return render(opts.file_format); },
+      [&] { return render(opts.format); });
   return exit_code_for(report);
 }
 

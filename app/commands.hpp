@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,14 @@ struct cli_state {
 void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec);
 /// Resolves --device, validates the measurement options and checks --output's folder.
 void finish_common_options(common_options& opts, const std::string& device_spec);
-/// Prints the report to stdout in the chosen format, writes --output; returns the exit code.
+/// Writes --output, then stdout, in their formats (output.hpp's deliver); returns the exit code.
 int emit_report(const run_report& report, const common_options& opts);
+/// The --output file's format: --output-format's text when given (usage_error if it is not a
+/// format), else the format the path's extension names (.json .csv .md .txt), else
+/// `explicit_format` (--format when given on the command line), else json.
+output_format output_file_format(const std::string& output_format_text,
+                                 std::optional<output_format> explicit_format,
+                                 const std::string& output_path);
 
 void add_benchmark_commands(CLI::App& app, cli_state& state); // vecadd, augment, pipeline
 void add_devices_command(CLI::App& app, cli_state& state);

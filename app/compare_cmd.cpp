@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace gpubench::app {
 namespace {
@@ -22,6 +22,7 @@ struct compare_args {
   std::string clock;
   std::string format = "table";
   std::string output_path;
+  std::string output_format;
 };
 
 const char* const compare_help = R"(
@@ -54,11 +55,17 @@ void add_compare_command(CLI::App& app, cli_state& state) {
                 "Compare results measured on different GPU models");
   cmd->add_option("--clock", args->clock,
                   "Judge only measurements on this clock: gpu or host (default: both)");
-  cmd->add_option("--format", args->format, "Output: table (default), md, json or csv");
-  cmd->add_option("--output", args->output_path, "Also write the comparison as JSON to FILE");
+  auto* format_option =
+      cmd->add_option("--format", args->format, "Output: table (default), md, json or csv");
+  auto* output_option =
+      cmd->add_option("--output", args->output_path,
+                      "Also write the comparison to FILE (format: --output-format, else the "
+                      "extension .json .csv .md .txt, else --format, else JSON; - for stdout)");
+  cmd->add_option("--output-format", args->output_format,
+                  "Format of the --output file: json, table, csv, md");
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
-  cmd->callback([args, &state] {
+  cmd->callback([args, format_option, output_option, &state] {
     const auto format = parse_output_format(args->format);
     if (!format) {
       throw usage_error(fmt::format("--format: '{}' is not a format; expected table, md, json "
@@ -75,15 +82,20 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")
       throw usage_error(fmt::format("--clock: '{}' is not gpu or host", args->clock));
     opts.clock = args->clock;
-    if (!args->output_path.empty()) check_output_path(args->output_path);
+    const output_format file_format = output_file_format(
+        args->output_format, format_option->count() > 0 ? format : std::nullopt, args->output_path);
+    if (output_option->count() > 0) check_output_path(args->output_path);
 
     const run_report base = load_report(args->base_path);
     const run_report candidate = load_report(args->new_path);
     const comparison c = compare_reports(base, candidate, opts);
-    write_comparison(std::cout, c, *format);
-    if (!args->output_path.empty()) {
-      write_file_atomically(args->output_path, to_json(c).dump(2) + "\n");
-    }
+    const auto render = [&c](output_format f) {
+      std::ostringstream text;
+      write_comparison(text, c, f);
+      return text.str();
+    };
+    deliver(
+        args->output_path, [&] { return render(file_format); }, [&] { return render(*format); });
     state.exit_code = exit_code_for(c);
   });
 }

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include <iostream>
+#include <sstream>
 
 namespace gpubench::app {
 
@@ -68,14 +68,19 @@ void add_devices_command(CLI::App& app, cli_state& state) {
         ctx.device(d);
     }
     report.devices = ctx.devices_used();
-    if (cmd.opts.format == output_format::table) {
-      if (!cmd.opts.output_path.empty())
-        write_file_atomically(cmd.opts.output_path, to_json(report).dump(2) + "\n");
-      write_devices_table(std::cout, report.devices);
-      state.exit_code = exit_code::success;
-      return;
-    }
-    state.exit_code = emit_report(report, cmd.opts);
+    // The devices' own table in place of the (empty) result table; other formats as any report.
+    const auto render = [&report](output_format f) {
+      std::ostringstream text;
+      if (f == output_format::table)
+        write_devices_table(text, report.devices);
+      else
+        write_report(text, report, f);
+      return text.str();
+    };
+    deliver(
+        cmd.opts.output_path, [&] { return render(cmd.opts.file_format); },
+        [&] { return render(cmd.opts.format); });
+    state.exit_code = exit_code::success;
   });
 }
 

@@ -2,13 +2,42 @@
 #include "commands.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/output.hpp"
 
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <unistd.h>
 
 namespace {
-extern "C" void on_sigint(int /*signal*/) { gpubench::request_interrupt(); }
+/// SIGINT, SIGTERM (CI timeouts, Slurm, `timeout`) and SIGHUP alike. Once measuring has begun the
+/// signal is recorded and the run stops after the current sample, writes what it has (marked
+/// incomplete) and exits 128 + N. Before that nothing is at stake, and a blocking read (a FIFO
+/// whose writer is silent) must not outlive Ctrl-C: remove the temporary file of an atomic write
+/// in progress, say so and end now. Only async-signal-safe calls here.
+extern "C" void on_signal(int signal) {
+  if (gpubench::interrupts_deferred()) {
+    gpubench::request_interrupt(signal);
+    return;
+  }
+  gpubench::remove_pending_temp_file();
+  const char* name = signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "SIGINT";
+  const char* parts[] = {"gpubench: interrupted (", name, ") before anything was measured\n"};
+  for (const char* p : parts)
+    if (::write(STDERR_FILENO, p, std::strlen(p)) < 0) break;
+  ::_exit(128 + signal);
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (const int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &sa, nullptr);
+  // A closed stdout pipe must be an error gpubench reports (EPIPE, exit 2), not a silent death
+  // before --output is written.
+  std::signal(SIGPIPE, SIG_IGN);
+}
 } // namespace
 
 int main(int argc, char** argv) {
@@ -24,7 +53,7 @@ int main(int argc, char** argv) {
     app::add_run_command(cli, state);
     app::add_compare_command(cli, state);
     app::add_report_command(cli, state);
-    std::signal(SIGINT, on_sigint);
+    install_signal_handlers();
     cli.parse(argc, argv);
     return state.exit_code;
   } catch (const CLI::ParseError& e) {

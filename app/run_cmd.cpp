@@ -4,11 +4,12 @@
 #include "gpubench/benchmark.hpp"
 #include "gpubench/context.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/output.hpp"
 #include "gpubench/run_file.hpp"
 #include "gpubench/runner.hpp"
 
-#include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace gpubench::app {
 namespace {
@@ -43,7 +44,9 @@ void add_run_command(CLI::App& app, cli_state& state) {
 
   cmd->callback([cmd, args, &state] {
     state.cpu_only_applies = true; // run files accept --cpu-only (CPU references alone)
+    // A signal during this read (a FIFO, /dev/stdin) ends the process at once: nothing measured.
     const run_file file = load_run_file(args->path, all_benchmarks());
+    if (!args->dry_run) defer_interrupts();
     const auto given = [cmd](std::string_view name) {
       const CLI::Option* o = cmd->get_option_no_throw(std::string(name));
       return o != nullptr && o->count() > 0;
@@ -58,7 +61,9 @@ void add_run_command(CLI::App& app, cli_state& state) {
     validate(args->opts.measure);
     const auto points = plan_run_file(file, args->opts);
     if (args->dry_run) {
-      write_plan(std::cout, file, points, args->opts.format);
+      std::ostringstream plan;
+      write_plan(plan, file, points, args->opts.format);
+      write_stdout(plan.str()); // a dry run writes nothing to --output
       state.exit_code = exit_code::success;
       return;
     }

@@ -9,19 +9,63 @@ Writes, for whatever the files contain:
   vecadd-transfers.png  H2D and D2H bandwidth vs elements, pinned vs pageable host memory
   augment-throughput.png images/s vs batch for the CPU reference and each GPU implementation
   pipeline-steps.png    steps/s vs batch per mode, with the ideal overlap, one panel per scenario
-Only matplotlib (Debian's python3-matplotlib) is needed.
+Each point is the rate of the median sample; its error bar spans the rates of the 25th to the 75th
+percentile of the raw samples. A series (a mode, an implementation) has one colour in every
+figure and panel, and legends use the names of the docs (cpu-augment, CPU reference).
+Only matplotlib (Debian's python3-matplotlib) is needed; without it the script says which
+interpreter lacks it and exits 2.
 """
 import argparse
 import json
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.stderr.write(
+        f"plot.py: the Python interpreter {sys.executable} (Python {sys.version.split()[0]}) has no "
+        "module 'matplotlib'.\n"
+        f"Install it for this interpreter: {sys.executable} -m pip install matplotlib\n"
+        "(Debian/Ubuntu system Python: sudo apt install python3-matplotlib), or run the script "
+        "with an interpreter that has it, e.g. /usr/bin/python3 scripts/plot.py ...\n")
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
 SCHEMA = "gpubench/1"
+
+# The names the docs use for the series whose result keys differ (docs/pipeline.md, augment.md).
+DISPLAY_NAMES = {
+    "cpu_reference": "CPU reference",
+    "cpu_augment": "cpu-augment",
+    "stage_a_cpu": "stage A on the CPU",
+    "h2d": "upload (H2D)",
+}
+IDEAL = "ideal overlap: 1 / max(tA, tB)"
+# One colour per series name across every figure and panel: fixed for the modes and
+# implementations the docs name, then the next free colour in first-seen order.
+FIXED_COLOURS = {
+    "serial": "tab:blue", "streams": "tab:orange", "graph": "tab:green",
+    "cpu-augment": "tab:red", "stage A on the CPU": "tab:brown", "CPU reference": "tab:gray",
+    "staged": "tab:purple", "fused": "tab:cyan", "upload (H2D)": "tab:olive", IDEAL: "black",
+}
+SPARE_COLOURS = ["tab:pink", "tab:olive", "tab:brown", "tab:purple", "tab:cyan", "tab:blue",
+                 "tab:orange", "tab:green", "tab:red", "tab:gray"]
+_assigned = {}
+
+
+def colour_of(label):
+    if label in FIXED_COLOURS:
+        return FIXED_COLOURS[label]
+    if label not in _assigned:
+        _assigned[label] = SPARE_COLOURS[len(_assigned) % len(SPARE_COLOURS)]
+    return _assigned[label]
+
+
+def display_name(key):
+    return DISPLAY_NAMES.get(key, key)
 
 
 class Result:
@@ -69,16 +113,52 @@ def rate(m, key):
     return value
 
 
+def percentile(values, q):
+    """Linear interpolation between the closest ranks, as numpy's default."""
+    v = sorted(values)
+    if not v:
+        return None
+    pos = (len(v) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def spread(m, work):
+    """The rates (work / sample) of the 25th and 75th percentile samples: a longer sample is a
+    lower rate, so the 75th percentile of the times gives the low end."""
+    times = [t for t in m.get("samples", []) if t and t > 0]
+    if not times or not work:
+        return None
+    return work / percentile(times, 0.75), work / percentile(times, 0.25)
+
+
+def point(m, key, scale=1.0):
+    """(value, low, high) of a measurement's rate `key`, divided by `scale`."""
+    value = rate(m, key)
+    if not value:
+        return None
+    work = m.get("bytes") if key == "bytes_per_s" else m.get("items")
+    band = spread(m, work)
+    lo, hi = band if band else (value, value)
+    return value / scale, min(lo, value) / scale, max(hi, value) / scale
+
+
 def machine_title(gpus, hosts):
     return ", ".join(gpus) if gpus else "CPU only (" + ", ".join(hosts) + ")"
 
 
 def series_plot(ax, series, marker="o"):
+    """series: label -> x -> value or (value, low, high)."""
     for label in sorted(series):
         points = sorted(series[label].items())
-        style = {"color": "black", "linestyle": "--"} if label.startswith("ideal") else {}
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker=marker, label=label,
-                **style)
+        xs = [p[0] for p in points]
+        triples = [p[1] if isinstance(p[1], tuple) else (p[1], p[1], p[1]) for p in points]
+        ys = [t[0] for t in triples]
+        yerr = [[t[0] - t[1] for t in triples], [t[2] - t[0] for t in triples]]
+        style = {"linestyle": "--"} if label == IDEAL else {}
+        ax.errorbar(xs, ys, yerr=yerr, marker=marker, label=label, color=colour_of(label),
+                    capsize=3, **style)
 
 
 def save(fig, out, name, svg, written):
@@ -101,10 +181,13 @@ def plot_vecadd_bandwidth(results, gpus, peaks, hosts, out, svg, written):
         n, dtype = r.params.get("n"), r.params.get("dtype", "?")
         if "kernel" in r.measurements and r.params.get("memory", "pinned") == "pinned":
             label = f"{r.params.get('kernel', 'kernel')} {dtype}"
-            series.setdefault(label, {})[n] = rate(r.measurements["kernel"], "bytes_per_s") / 1e9
+            p = point(r.measurements["kernel"], "bytes_per_s", 1e9)
+            if p:
+                series.setdefault(label, {})[n] = p
         if "cpu_reference" in r.measurements:
-            bps = rate(r.measurements["cpu_reference"], "bytes_per_s")
-            series.setdefault(f"CPU reference {dtype}", {}).setdefault(n, bps / 1e9)
+            p = point(r.measurements["cpu_reference"], "bytes_per_s", 1e9)
+            if p:
+                series.setdefault(f"CPU reference {dtype}", {}).setdefault(n, p)
     if not series:
         return
     fig, ax = plt.subplots(figsize=(9, 5.5))
@@ -137,7 +220,9 @@ def plot_vecadd_transfers(results, gpus, hosts, out, svg, written):
                 continue
             label = f"{direction.upper()} {r.params.get('memory', '?')}"
             # Transfers do not depend on the kernel: keep the first measurement of each size.
-            series.setdefault(label, {}).setdefault(r.params.get("n"), rate(m, "bytes_per_s") / 1e9)
+            p = point(m, "bytes_per_s", 1e9)
+            if p:
+                series.setdefault(label, {}).setdefault(r.params.get("n"), p)
     if not series:
         return
     fig, ax = plt.subplots(figsize=(9, 5.5))
@@ -152,8 +237,8 @@ def plot_vecadd_transfers(results, gpus, hosts, out, svg, written):
 
 
 def augment_label(r, name):
-    if name == "cpu_reference":
-        return "CPU reference"
+    if name in DISPLAY_NAMES:
+        return DISPLAY_NAMES[name]
     impl = r.params.get("impl")
     if name in ("staged", "fused") or impl in (None, "all"):
         return name
@@ -167,9 +252,9 @@ def plot_augment(results, gpus, hosts, out, svg, written):
             continue
         batch = r.params.get("batch")
         for name, m in r.measurements.items():
-            value = rate(m, "items_per_s")
-            if value:
-                series.setdefault(augment_label(r, name), {}).setdefault(batch, value)
+            p = point(m, "items_per_s")
+            if p:
+                series.setdefault(augment_label(r, name), {}).setdefault(batch, p)
     if not series:
         return
     fig, ax = plt.subplots(figsize=(9, 5.5))
@@ -185,9 +270,15 @@ def plot_augment(results, gpus, hosts, out, svg, written):
 
 
 def steps_per_s(m):
+    """(value, low, high) steps/s of a measurement."""
     if m.get("item_unit") == "steps" and rate(m, "items_per_s"):
-        return rate(m, "items_per_s")
-    return 1.0 / median(m) if median(m) > 0 else None
+        return point(m, "items_per_s")
+    if median(m) <= 0:
+        return None
+    band = spread(m, 1.0)
+    value = 1.0 / median(m)
+    lo, hi = band if band else (value, value)
+    return value, min(lo, value), max(hi, value)
 
 
 def plot_pipeline(results, gpus, hosts, out, svg, written):
@@ -200,11 +291,11 @@ def plot_pipeline(results, gpus, hosts, out, svg, written):
         series = panels.setdefault(scenario, {})
         stages = [median(r.measurements[s]) for s in ("stage_a", "stage_b") if s in r.measurements]
         if len(stages) == 2 and max(stages) > 0:
-            series.setdefault("ideal (1 / max(tA, tB))", {}).setdefault(batch, 1.0 / max(stages))
+            series.setdefault(IDEAL, {}).setdefault(batch, 1.0 / max(stages))
         for name, m in r.measurements.items():
             if name in ("stage_a", "stage_b"):
                 continue
-            label = r.params.get("mode") if name in ("step", "steps") else name
+            label = display_name(r.params.get("mode") if name in ("step", "steps") else name)
             value = steps_per_s(m)
             if value and label:
                 series.setdefault(label, {}).setdefault(batch, value)

@@ -167,7 +167,7 @@ std::size_t device_bytes_needed(const augment_shape& shape, impl_choice impl, in
   return n;
 }
 
-/// A batch that cannot fit is a usage error (exit 2), said before anything is allocated.
+/// A batch that cannot fit throws out_of_memory_error with what it needs, before allocating.
 void require_fit(const augment_shape& shape, impl_choice impl, int device) {
   const cuda::scoped_device guard(device);
   const int l2 = cuda::query_device(device).l2_bytes;
@@ -175,12 +175,17 @@ void require_fit(const augment_shape& shape, impl_choice impl, int device) {
   try {
     cuda::require_device_memory(need, "augment");
   } catch (const cuda::out_of_memory_error&) {
+    // A point that does not fit is skipped with this reason and the sweep goes on (the runner's
+    // error policy), as vecadd's are: a large batch must not cost the small ones before it.
     const auto info = cuda::device_memory_info();
-    throw usage_error(fmt::format(
-        "--batch {}: needs {:.3f} GB of device memory (input, outputs{}, L2 flush buffer) but "
-        "device {} has only {:.3f} GB free (plus a 256 MB margin); use a smaller --batch",
-        shape.batch, static_cast<double>(need) / 1e9, impl.staged ? ", staged intermediates" : "",
-        device, static_cast<double>(info.free_bytes) / 1e9));
+    throw cuda::out_of_memory_error(
+        cudaErrorMemoryAllocation,
+        fmt::format(
+            "--batch {}: needs {:.3f} GB of device memory (input, outputs{}, L2 flush buffer) but "
+            "device {} has only {:.3f} GB free (plus a 256 MB margin); use a smaller --batch",
+            shape.batch, static_cast<double>(need) / 1e9,
+            impl.staged ? ", staged intermediates" : "", device,
+            static_cast<double>(info.free_bytes) / 1e9));
   }
 }
 
@@ -209,6 +214,9 @@ std::vector<json> plan_augment(const param_values& v, const common_options& opts
       throw usage_error(fmt::format("--save-samples: '{}' is not a directory, nor can it be "
                                     "created (its parent does not exist)",
                                     samples));
+    // Create it and write a file there now, as --output is checked: a folder that cannot take the
+    // pictures must not be found only after the measurement.
+    check_samples_folder(samples);
   }
   std::vector<json> points;
   for (const auto b : batches) {
@@ -217,11 +225,6 @@ std::vector<json> plan_augment(const param_values& v, const common_options& opts
     if (!opts.cpu_only) {
       p["out-dtype"] = std::string(dtype_name(cfg.out));
       p["impl"] = impl;
-      // Fail before anything runs when a device is there to ask.
-      if (cuda::device_count_or_zero() > 0)
-        for (const int d : opts.devices)
-          if (d >= 0 && d < cuda::device_count_or_zero())
-            require_fit(make_augment_shape(cfg), impls_of(p), d);
     }
     if (!input.empty()) p["input"] = input;
     if (!samples.empty()) p["save-samples"] = samples;

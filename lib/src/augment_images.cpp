@@ -6,8 +6,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <unistd.h>
 
 namespace gpubench {
 
@@ -31,6 +35,20 @@ void load_input_images(std::uint8_t* out, const augment_config& cfg, const std::
   for (int i = distinct; i < count; ++i)
     std::copy_n(out + static_cast<std::size_t>(i % distinct) * image_bytes, image_bytes,
                 out + static_cast<std::size_t>(i) * image_bytes);
+}
+
+void check_samples_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw usage_error(fmt::format("--save-samples: cannot create '{}': {}", dir, ec.message()));
+  std::string probe = (std::filesystem::path(dir) / ".gpubench-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw usage_error(
+        fmt::format("--save-samples: cannot write a file in '{}': {}", dir, std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 std::vector<std::string> save_augment_samples(const std::string& dir, const augment_config& cfg,

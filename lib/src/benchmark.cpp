@@ -12,6 +12,13 @@ const benchmark* find_benchmark(std::string_view name) noexcept {
   return nullptr;
 }
 
+summary_writers summary_tables() {
+  summary_writers out;
+  for (const auto& b : all_benchmarks())
+    if (b.summary_table) out.emplace(b.name, b.summary_table);
+  return out;
+}
+
 param_values with_defaults(const benchmark& b, const param_values& given) {
   param_values out;
   for (const auto& p : b.params) out[p.name] = p.default_value;
@@ -28,7 +35,7 @@ param_values with_defaults(const benchmark& b, const param_values& given) {
 
 const std::string& value_of(const param_values& v, std::string_view name) {
   const auto it = v.find(name);
-  if (it == v.end()) throw std::logic_error(fmt::format("parameter {} has no value", name));
+  GPUBENCH_EXPECTS(it != v.end(), fmt::format("parameter {} has no value", name));
   return it->second;
 }
 

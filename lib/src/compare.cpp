@@ -4,6 +4,7 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/run_file.hpp"
+#include "gpubench/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -56,16 +57,6 @@ bool has_samples(const result& r) {
   return r.status == result_status::ok || r.status == result_status::failed;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
-
 std::string summary_line(const comparison& c) {
   std::map<verdict, int> counts;
   for (const auto& row : c.rows) ++counts[row.result.outcome];
@@ -82,7 +73,7 @@ std::vector<std::string> header() {
 
 std::vector<std::string> cells(const comparison_row& r) {
   return {r.benchmark,
-          describe_params(r.params),
+          params_text(r.params),
           r.device,
           r.measurement,
           format_seconds(r.result.base_median),
@@ -114,50 +105,45 @@ void write_lists(std::ostream& os, const comparison& c, std::string_view bullet)
   os << '\n' << summary_line(c) << '\n';
 }
 
+/// The rows as columns for the shared writers (text_table.hpp); the parameters wrap in a table.
+text_table rows_table(const comparison& c, bool mark_regressions) {
+  text_table t;
+  t.header = header();
+  t.right = {false, false, false, false, true, true, true, true, false};
+  t.wrap_column = 1;
+  for (const auto& r : c.rows) {
+    auto row = cells(r);
+    if (mark_regressions && r.regression()) row.back() = "**" + row.back() + "**";
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 void write_table(std::ostream& os, const comparison& c) {
-  std::vector<std::vector<std::string>> table{header()};
-  for (const auto& r : c.rows) table.push_back(cells(r));
-  std::vector<std::size_t> width(table.front().size(), 0);
-  for (const auto& row : table) {
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  for (const auto& row : table) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const bool numeric = i >= 4 && i <= 7;
-      line += numeric ? fmt::format("{:>{}}", row[i], width[i])
-                      : fmt::format("{:<{}}", row[i], width[i]);
-      if (i + 1 < row.size()) line += "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    os << line << '\n';
-  }
+  write_text_table(os, rows_table(c, false));
   write_lists(os, c, "  ");
 }
 
 void write_markdown(std::ostream& os, const comparison& c) {
-  const auto h = header();
-  os << "| " << fmt::format("{}", fmt::join(h, " | ")) << " |\n|";
-  for (std::size_t i = 0; i < h.size(); ++i) os << (i >= 4 && i <= 7 ? "---:|" : "---|");
-  os << '\n';
-  for (const auto& r : c.rows) {
-    auto row = cells(r);
-    if (r.regression()) row.back() = "**" + row.back() + "**";
-    os << "| " << fmt::format("{}", fmt::join(row, " | ")) << " |\n";
-  }
+  write_markdown_table(os, rows_table(c, true));
   write_lists(os, c, "- ");
 }
 
 void write_csv(std::ostream& os, const comparison& c) {
-  os << "benchmark,params,device,measurement,base_samples,new_samples,base_median_s,"
-        "new_median_s,change,p_value,verdict,regression\n";
+  text_table t;
+  t.header = {"benchmark",    "params",      "device",        "measurement",
+              "base_samples", "new_samples", "base_median_s", "new_median_s",
+              "change",       "p_value",     "verdict",       "regression"};
+  t.right = {false, false, false, false, true, true, true, true, true, true, false, false};
   for (const auto& r : c.rows) {
-    os << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.benchmark),
-                      csv_field(describe_params(r.params)), csv_field(r.device),
-                      csv_field(r.measurement), r.base_samples, r.new_samples, r.result.base_median,
-                      r.result.new_median, r.result.change, r.result.p_value,
-                      to_string(r.result.outcome), r.regression());
+    t.rows.push_back({r.benchmark, params_text(r.params), r.device, r.measurement,
+                      fmt::format("{}", r.base_samples), fmt::format("{}", r.new_samples),
+                      fmt::format("{}", r.result.base_median),
+                      fmt::format("{}", r.result.new_median), fmt::format("{}", r.result.change),
+                      fmt::format("{}", r.result.p_value), std::string(to_string(r.result.outcome)),
+                      r.regression() ? "true" : "false"});
   }
+  write_csv_table(os, t);
 }
 
 } // namespace

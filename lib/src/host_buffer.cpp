@@ -1,5 +1,7 @@
 #include "gpubench/host_buffer.hpp"
 
+#include "gpubench/errors.hpp"
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -17,9 +19,7 @@ host_buffer::host_buffer(std::size_t bytes, host_memory kind) : kind_(kind), byt
   try {
     pageable_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
   } catch (const std::bad_alloc&) {
-    throw cuda::out_of_memory_error(
-        cudaErrorMemoryAllocation,
-        fmt::format("cannot allocate {} bytes of pageable host memory", bytes));
+    throw host_memory_error(fmt::format("cannot allocate {} bytes of pageable host memory", bytes));
   }
 }
 
@@ -41,8 +41,7 @@ std::size_t available_host_bytes() {
 void require_host_memory(std::size_t bytes, std::string_view what) {
   const std::size_t avail = available_host_bytes();
   if (bytes > avail)
-    throw cuda::out_of_memory_error(
-        cudaErrorMemoryAllocation,
+    throw host_memory_error(
         fmt::format("{} needs {:.3f} GB of host memory but only {:.3f} GB is available", what,
                     static_cast<double>(bytes) / 1e9, static_cast<double>(avail) / 1e9));
 }

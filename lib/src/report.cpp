@@ -1,6 +1,6 @@
 #include "gpubench/report.hpp"
 
-#include "gpubench/benchmark.hpp"
+#include "gpubench/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -47,20 +47,10 @@ std::string format_rate(double per_s, std::string_view unit) {
 
 namespace {
 
-std::string param_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) return fmt::format("{:g}", v.get<double>());
-  return v.dump();
-}
+std::string params_line(const json& params) { return params_text(params); }
 
-std::string params_line(const json& params) {
-  std::string out;
-  for (const auto& [k, v] : params.items()) {
-    if (!out.empty()) out += ' ';
-    out += fmt::format("{}={}", k, param_text(v));
-  }
-  return out;
-}
+/// The width the table's text lines keep to (a terminal of 120 columns).
+constexpr std::size_t table_width = 116;
 
 std::string device_label(const run_report& rep, int id) {
   if (id < 0) return "CPU only";
@@ -101,8 +91,11 @@ std::string verification_line(const verification& v) {
 }
 
 void write_result_block(std::ostream& os, const run_report& rep, const result& r) {
-  os << fmt::format("{} | {} | {}\n", r.benchmark, params_line(r.params),
-                    device_label(rep, r.device));
+  // Long parameter lists (augment has 14) wrap at spaces to fit a terminal; JSON has them whole.
+  const auto head = wrap_words(
+      fmt::format("{} | {} | {}", r.benchmark, params_line(r.params), device_label(rep, r.device)),
+      table_width);
+  for (std::size_t i = 0; i < head.size(); ++i) os << (i == 0 ? "" : "    ") << head[i] << '\n';
   if (r.status == result_status::skipped || r.status == result_status::error) {
     os << fmt::format("  {}: {}\n\n", to_string(r.status), r.reason);
     return;
@@ -127,7 +120,7 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
 
 } // namespace
 
-void write_table(std::ostream& os, const run_report& rep) {
+void write_table(std::ostream& os, const run_report& rep, const summary_writers& summaries) {
   if (rep.meta.incomplete) os << fmt::format("INCOMPLETE RUN: {}\n\n", rep.meta.incomplete_reason);
   std::map<std::string, std::vector<const result*>> by_benchmark;
   for (const auto& r : rep.results) {
@@ -135,9 +128,9 @@ void write_table(std::ostream& os, const run_report& rep) {
     by_benchmark[r.benchmark].push_back(&r);
   }
   for (const auto& [name, results] : by_benchmark)
-    if (const auto* b = find_benchmark(name);
-        b != nullptr && b->summary_table && results.size() > 0)
-      b->summary_table(os, results);
+    if (const auto it = summaries.find(name);
+        it != summaries.end() && it->second && !results.empty())
+      it->second(os, results);
 }
 
 namespace {
@@ -151,11 +144,10 @@ std::vector<std::string> param_columns(const run_report& rep) {
   return cols;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+/// Text from a result file may be anything (CSV injection): through csv_text. Numbers as they are.
+std::string csv_field(const std::string& s) { return csv_text(s); }
+std::string csv_value(const json& v) {
+  return v.is_string() ? csv_text(v.get<std::string>()) : csv_plain(param_text(v));
 }
 
 std::string rate_field(const measurement& m, const char* key) {
@@ -175,7 +167,7 @@ void write_csv(std::ostream& os, const run_report& rep) {
     std::string prefix =
         fmt::format("{},{},{}", csv_field(r.benchmark), r.device, to_string(r.status));
     for (const auto& c : cols)
-      prefix += "," + (r.params.contains(c) ? csv_field(param_text(r.params[c])) : std::string());
+      prefix += "," + (r.params.contains(c) ? csv_value(r.params[c]) : std::string());
     const std::string verified = !r.verify.performed ? "" : r.verify.passed ? "true" : "false";
     if (r.measurements.empty()) os << prefix << ",,,,,,,,,,,,,,,,," << verified << '\n';
     for (const auto& m : r.measurements) {
@@ -201,24 +193,27 @@ void write_markdown(std::ostream& os, const run_report& rep) {
     const std::string verified = !r.verify.performed ? "n/a" : r.verify.passed ? "yes" : "**NO**";
     const std::string dev = device_label(rep, r.device);
     if (r.measurements.empty())
-      os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | {} |\n", r.benchmark, dev,
-                        params_line(r.params), to_string(r.status), r.reason, verified);
+      os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | {} |\n",
+                        markdown_text(r.benchmark), markdown_text(dev),
+                        markdown_text(params_line(r.params)), to_string(r.status),
+                        markdown_text(r.reason), verified);
     for (const auto& m : r.measurements) {
       const double bps = rate(m, "bytes_per_s");
       const double ips = rate(m, "items_per_s");
-      os << fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} |\n",
-                        r.benchmark, dev, params_line(r.params), m.name,
-                        format_seconds(m.stats.median), format_seconds(m.stats.min),
-                        m.stats.rel_stddev * 100, m.stats.count,
-                        bps > 0 ? format_bytes_per_s(bps) : "",
-                        ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
+      os << fmt::format(
+          "| {} | {} | {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} |\n",
+          markdown_text(r.benchmark), markdown_text(dev), markdown_text(params_line(r.params)),
+          markdown_text(m.name), format_seconds(m.stats.median), format_seconds(m.stats.min),
+          m.stats.rel_stddev * 100, m.stats.count, bps > 0 ? format_bytes_per_s(bps) : "",
+          ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
     }
   }
 }
 
-void write_report(std::ostream& os, const run_report& r, output_format f) {
+void write_report(std::ostream& os, const run_report& r, output_format f,
+                  const summary_writers& summaries) {
   switch (f) {
-  case output_format::table: write_table(os, r); break;
+  case output_format::table: write_table(os, r, summaries); break;
   case output_format::json: os << to_json(r).dump(2) << '\n'; break;
   case output_format::csv: write_csv(os, r); break;
   case output_format::md: write_markdown(os, r); break;

@@ -114,7 +114,8 @@ json to_json(const device_record& d) {
 
 json to_json(const verification& v) {
   return json{{"performed", v.performed},
-              {"passed", v.passed},
+              // null, not false, when no check ran: "passed: false" would read as a failure.
+              {"passed", v.performed ? json(v.passed) : json(nullptr)},
               {"method", v.method},
               {"tolerance", v.tolerance},
               // JSON has no infinity: a NaN or infinite error is written as the largest double.
@@ -270,7 +271,8 @@ verification verification_from_json(const json& j, const std::string& path) {
   const reader r(j, path);
   verification v;
   v.performed = r.flag("performed");
-  v.passed = r.flag("passed");
+  // null (a check that was not performed) since 13.3; older files say false.
+  v.passed = j.contains("passed") && j.at("passed").is_null() ? false : r.flag("passed");
   v.method = r.str("method");
   v.tolerance = r.num("tolerance");
   v.max_abs_error = r.num("max_abs_error");
@@ -357,7 +359,7 @@ run_report report_from_json(const json& j) {
 }
 
 int exit_code_for(const run_report& r) {
-  if (r.meta.incomplete && interrupt_requested()) return exit_code::interrupted;
+  if (r.meta.incomplete && interrupt_requested()) return 128 + interrupt_signal(); // 130, 143, 129
   const auto any = [&](result_status s) {
     return std::any_of(r.results.begin(), r.results.end(),
                        [s](const result& x) { return x.status == s; });

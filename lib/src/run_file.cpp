@@ -2,6 +2,7 @@
 #include "gpubench/run_file.hpp"
 
 #include "gpubench/errors.hpp"
+#include "gpubench/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -362,7 +363,7 @@ std::string describe_params(const json& params) {
     if (!out.empty()) out += ' ';
     out += key;
     out += '=';
-    out += v.is_string() ? v.get<std::string>() : v.dump();
+    out += param_text(v); // text_table.hpp: no float noise
   }
   return out;
 }

@@ -10,19 +10,25 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <new>
 #include <optional>
 #include <string_view>
+#include <system_error>
 
 namespace gpubench {
 
 namespace {
 
-/// GPUBENCH_INJECT_FAULT=BENCHMARK:POINT (test-only, docs/reliability.md): before the POINT-th
-/// point of the run's plan (1-based), which must belong to BENCHMARK, a kernel faults on its
-/// device.
+/// GPUBENCH_INJECT_FAULT=BENCHMARK:POINT[:KIND] (test-only, docs/reliability.md): in the
+/// POINT-th point of the run's plan (1-based), which must belong to BENCHMARK, KIND happens:
+/// illegal_address (the default) launches a kernel that faults on the point's device; bad_alloc
+/// throws std::bad_alloc as a failed host allocation would; thread_start restarts the CPU thread
+/// pool with its second thread failing to start (as under `ulimit -u` or a pids limit).
+enum class fault_kind { illegal_address, bad_alloc, thread_start };
 struct injected_fault {
   std::string benchmark;
   std::size_t point = 0;
+  fault_kind kind = fault_kind::illegal_address;
 };
 
 constexpr const char* inject_fault_variable = "GPUBENCH_INJECT_FAULT";
@@ -34,13 +40,23 @@ std::optional<injected_fault> fault_injection_from_env() {
   const std::string_view text(value);
   const auto colon = text.find(':');
   injected_fault f;
-  const std::string_view number = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  std::string_view number = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  std::string_view kind;
+  if (const auto second = number.find(':'); second != std::string_view::npos) {
+    kind = number.substr(second + 1);
+    number = number.substr(0, second);
+  }
   const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), f.point);
+  const bool kind_ok =
+      kind.empty() || kind == "illegal_address" || kind == "bad_alloc" || kind == "thread_start";
   if (colon == std::string_view::npos || colon == 0 || number.empty() || ec != std::errc() ||
-      ptr != number.data() + number.size() || f.point == 0)
-    throw usage_error(fmt::format("{}: '{}' is not BENCHMARK:POINT (a benchmark and the 1-based "
-                                  "index of a point in the run's plan, e.g. vecadd:2)",
-                                  inject_fault_variable, text));
+      ptr != number.data() + number.size() || f.point == 0 || !kind_ok)
+    throw usage_error(fmt::format("{}: '{}' is not BENCHMARK:POINT[:KIND] (a benchmark, the "
+                                  "1-based index of a point in the run's plan and optionally "
+                                  "illegal_address, bad_alloc or thread_start, e.g. vecadd:2)",
+                                  inject_fault_variable, text.substr(0, 80)));
+  if (kind == "bad_alloc") f.kind = fault_kind::bad_alloc;
+  if (kind == "thread_start") f.kind = fault_kind::thread_start;
   f.benchmark = std::string(text.substr(0, colon));
   if (find_benchmark(f.benchmark) == nullptr) {
     std::string known;
@@ -61,10 +77,32 @@ void check_fault_injection(const injected_fault& f, const std::vector<planned_po
   if (p.bench->name != f.benchmark)
     throw usage_error(fmt::format("{}: point {} of the plan is a {} point, not {}",
                                   inject_fault_variable, f.point, p.bench->name, f.benchmark));
-  if (point_device(p.params) < 0)
+  if (f.kind == fault_kind::illegal_address && point_device(p.params) < 0)
     throw usage_error(fmt::format("{}: point {} runs on the CPU only (--cpu-only); a device fault "
                                   "needs a GPU",
                                   inject_fault_variable, f.point));
+}
+
+/// Makes the test-only fault of GPUBENCH_INJECT_FAULT happen at the start of point `index`.
+void inject_fault(const injected_fault& f, const planned_point& p, std::size_t index,
+                  run_context& ctx) {
+  switch (f.kind) {
+  case fault_kind::illegal_address:
+    ctx.log("{}: launching the kernel fault_injection before point {} (test-only)",
+            inject_fault_variable, index);
+    cuda::inject_illegal_address(point_device(p.params));
+    return;
+  case fault_kind::bad_alloc:
+    ctx.log("{}: std::bad_alloc in point {} (test-only)", inject_fault_variable, index);
+    throw std::bad_alloc();
+  case fault_kind::thread_start:
+    ctx.log("{}: the CPU thread pool restarts in point {} and its second thread fails to start "
+            "(test-only)",
+            inject_fault_variable, index);
+    ctx.drop_cpu_pool();
+    thread_pool::fail_thread_start_for_testing(2);
+    return;
+  }
 }
 
 } // namespace
@@ -121,9 +159,11 @@ void drop_unsampled(result& r) {
   r.status = result_status::skipped;
   r.derived = nlohmann::json::object();
   if (dropped.empty())
-    r.reason = "interrupted (SIGINT) before the first measurement";
+    r.reason =
+        fmt::format("interrupted ({}) before the first measurement", interrupt_signal_name());
   else if (interrupt_requested())
-    r.reason = fmt::format("interrupted (SIGINT) before the first sample of {}", dropped);
+    r.reason = fmt::format("interrupted ({}) before the first sample of {}",
+                           interrupt_signal_name(), dropped);
   else
     r.reason = fmt::format("no sample was taken of {}", dropped);
 }
@@ -144,6 +184,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
   using clock = std::chrono::steady_clock;
   const auto inject = fault_injection_from_env();
   if (inject) check_fault_injection(*inject, points);
+  defer_interrupts(); // from here on a signal stops the run and the results so far are written
   run_report rep;
   rep.meta = collect_meta(argv);
   const auto started = clock::now();
@@ -154,7 +195,8 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     if (interrupt_requested()) {
-      stop_incomplete(fmt::format("interrupted (SIGINT) after {} of {} points", i, points.size()));
+      stop_incomplete(fmt::format("interrupted ({}) after {} of {} points", interrupt_signal_name(),
+                                  i, points.size()));
       break;
     }
     const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
@@ -167,14 +209,14 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     result r;
     bool stop = false;
     try {
-      if (inject && inject->point == i + 1) {
-        ctx.log("{}: launching the kernel fault_injection before point {} (test-only)",
-                inject_fault_variable, i + 1);
-        cuda::inject_illegal_address(point_device(p.params));
-      }
+      if (inject && inject->point == i + 1) inject_fault(*inject, p, i + 1, ctx);
       r = p.bench->run_point(p.params, ctx);
       drop_unsampled(r);
-    } catch (const cuda::out_of_memory_error& e) {
+    }
+    // The error policy: whatever fails inside one point is recorded with that point, the results
+    // so far are kept and the sweep goes on; only a poisoned CUDA context stops it. Input errors
+    // (usage_error) and a missing device are not about one point and still end the run.
+    catch (const cuda::out_of_memory_error& e) {
       r = failed_point(p, result_status::skipped, fmt::format("out of memory: {}", e.what()));
     } catch (const cuda::cuda_error& e) {
       r = failed_point(p, result_status::error, e.what());
@@ -182,6 +224,19 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
         stop = true;
         stop_incomplete(fmt::format("CUDA error in {}: {}", point_label(p), e.what()));
       }
+    } catch (const host_memory_error& e) {
+      r = failed_point(p, result_status::skipped, fmt::format("out of host memory: {}", e.what()));
+    } catch (const std::bad_alloc&) {
+      r = failed_point(p, result_status::skipped,
+                       "out of host memory: an allocation failed (std::bad_alloc)");
+    } catch (const point_error& e) {
+      r = failed_point(p, result_status::error, e.what());
+    } catch (const std::system_error& e) {
+      r = failed_point(p, result_status::error, fmt::format("system error: {}", e.what()));
+    } catch (const std::logic_error& e) {
+      // A launcher that refuses its arguments (std::invalid_argument from cuda/): a defect or a
+      // combination the kernels do not offer, of this point only.
+      r = failed_point(p, result_status::error, fmt::format("invalid argument: {}", e.what()));
     }
     r.benchmark = p.bench->name;
     r.device = point_device(p.params);
@@ -189,8 +244,8 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     rep.results.push_back(std::move(r));
     if (stop) break;
     if (interrupt_requested()) {
-      stop_incomplete(
-          fmt::format("interrupted (SIGINT) after {} of {} points", i + 1, points.size()));
+      stop_incomplete(fmt::format("interrupted ({}) after {} of {} points", interrupt_signal_name(),
+                                  i + 1, points.size()));
       break;
     }
   }

@@ -1,25 +1,58 @@
 #include "gpubench/thread_pool.hpp"
 
+#include "gpubench/errors.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <system_error>
 #include <utility>
 
 namespace gpubench {
 
+namespace {
+std::atomic<int> failing_start{0};
+} // namespace
+
+void thread_pool::fail_thread_start_for_testing(int nth) noexcept { failing_start.store(nth); }
+
 thread_pool::thread_pool(int threads) {
   int n = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
   n = std::max(n, 1);
-  workers_.reserve(static_cast<std::size_t>(n - 1));
-  for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  const int failing = failing_start.exchange(0);
+  try {
+    workers_.reserve(static_cast<std::size_t>(n - 1));
+    for (int i = 1; i < n; ++i) {
+      if (i == failing)
+        throw std::system_error(EAGAIN, std::generic_category(), "test-only injected failure");
+      workers_.emplace_back([this, i] { worker_loop(i); });
+    }
+  } catch (const std::exception& e) {
+    // Unwinding as is would destroy the condition variable the started workers wait on (and
+    // joinable threads): stop them first. A benchmark runs with the threads it was asked for or
+    // not at all, so the pool does not shrink silently.
+    const auto started = workers_.size();
+    stop_and_join();
+    throw point_error(fmt::format(
+        "cannot start CPU thread {} of {} ({}); lower --cpu-threads or raise the process limit "
+        "(ulimit -u, the container's pids limit, address space)",
+        started + 1, n, e.what()));
+  }
 }
 
-thread_pool::~thread_pool() {
+void thread_pool::stop_and_join() noexcept {
   {
     const std::lock_guard lock(mutex_);
     stop_ = true;
   }
   start_cv_.notify_all();
   for (auto& t : workers_) t.join();
+  workers_.clear();
 }
+
+thread_pool::~thread_pool() { stop_and_join(); }
 
 namespace {
 std::pair<std::size_t, std::size_t> part(std::size_t n, int parts, int index) {

@@ -38,3 +38,21 @@ def validate(document):
 
 def tempdir():
     return tempfile.TemporaryDirectory(prefix="gpubench-cli-")
+
+
+def wait_for_signal_handlers(proc, timeout=60):
+    """Waits until `proc` catches SIGINT (bit 2 of SigCgt in /proc/PID/status), i.e. main has
+    installed its handlers: on a loaded machine the binary's start alone can take over a second,
+    and a signal before that kills it by default. Returns at once where /proc is absent."""
+    import time
+    status = f"/proc/{proc.pid}/status"
+    deadline = time.time() + timeout
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            with open(status, encoding="ascii") as f:
+                caught = next((int(line.split()[1], 16) for line in f if line.startswith("SigCgt:")), 0)
+        except OSError:
+            return
+        if caught & (1 << 1):  # SIGINT is signal 2
+            return
+        time.sleep(0.02)

@@ -9,7 +9,7 @@ import tempfile
 import time
 import unittest
 
-from gpubench_cli import GPUBENCH, has_gpu, validate
+from gpubench_cli import GPUBENCH, has_gpu, validate, wait_for_signal_handlers
 
 
 class Interrupt(unittest.TestCase):
@@ -22,6 +22,7 @@ class Interrupt(unittest.TestCase):
         """Runs gpubench with `args`, sends SIGINT after `after` seconds, returns the exit code."""
         proc = subprocess.Popen([GPUBENCH, *args, "--output", self.out], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
+        wait_for_signal_handlers(proc)
         time.sleep(after)
         self.assertIsNone(proc.poll(), "the run ended before SIGINT was sent")
         proc.send_signal(signal.SIGINT)

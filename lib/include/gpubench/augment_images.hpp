@@ -17,6 +17,10 @@ void load_input_images(std::uint8_t* out, const augment_config& cfg, const std::
 /// How many images --save-samples writes.
 inline constexpr int saved_samples = 4;
 
+/// Creates `dir` (and its parents) and writes and removes a file there; throws usage_error naming
+/// --save-samples when either fails. Called at planning time, before anything is measured.
+void check_samples_folder(const std::string& dir);
+
 /// Writes sample_<i>.png for the first `count` images: the input (H x W) on the left, the output
 /// (S x S, mapped back to 0..255 with v * std + mean) on the right. RGB shows channels 0..2 when
 /// there are at least 3, gray shows channel 0 otherwise. Returns the paths written.

@@ -50,6 +50,8 @@ int point_device(const nlohmann::json& point);
 /// Every measuring benchmark, in the order --help lists them.
 const std::vector<benchmark>& all_benchmarks();
 const benchmark* find_benchmark(std::string_view name) noexcept;
+/// Every benchmark's summary_table by name, for the report writers (report.hpp).
+summary_writers summary_tables();
 
 /// Fills in the default of every parameter the user left unset; rejects unknown names.
 param_values with_defaults(const benchmark& b, const param_values& given);

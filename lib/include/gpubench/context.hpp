@@ -24,7 +24,11 @@ public:
   explicit run_context(common_options opts);
 
   [[nodiscard]] const common_options& options() const noexcept { return opts_; }
+  /// The CPU threads, started on first use, inside the point that needs them: a thread that
+  /// cannot start fails that point (point_error), and the next point tries again.
   thread_pool& cpu_pool();
+  /// Stops the CPU threads; the next cpu_pool() starts them again (test-only fault injection).
+  void drop_cpu_pool() noexcept { pool_.reset(); }
 
   /// Properties of `device`, queried once and recorded for the report.
   device_record& device(int id);

@@ -19,6 +19,9 @@ struct common_options {
   bool cpu_only = false;
   bool verify = true;
   int verbosity = 1; ///< 0 quiet, 1 normal, 2 verbose
+  // --output-format (issue 13.3, one set of writers): the format of the --output file; from
+  // --output-format, else an explicit --format, else json (the complete record).
+  output_format file_format = output_format::json;
 };
 
 /// Throws usage_error naming the option if a measurement option is out of range.

@@ -2,18 +2,27 @@
 // Report writers: a table for people, JSON for scripts, CSV and markdown for spreadsheets and PRs.
 #include "gpubench/result.hpp"
 
+#include <functional>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpubench {
 
 enum class output_format { table, json, csv, md };
 std::optional<output_format> parse_output_format(std::string_view s) noexcept;
 
-void write_report(std::ostream& os, const run_report& r, output_format f);
-void write_table(std::ostream& os, const run_report& r);
+/// A benchmark's extra table after the result blocks (e.g. one row per batch size), by benchmark
+/// name. The caller passes them in (benchmark.hpp's summary_tables()): writers know no registry.
+using summary_writer = std::function<void(std::ostream&, const std::vector<const result*>&)>;
+using summary_writers = std::map<std::string, summary_writer, std::less<>>;
+
+void write_report(std::ostream& os, const run_report& r, output_format f,
+                  const summary_writers& summaries = {});
+void write_table(std::ostream& os, const run_report& r, const summary_writers& summaries = {});
 void write_csv(std::ostream& os, const run_report& r);
 void write_markdown(std::ostream& os, const run_report& r);
 

@@ -12,7 +12,9 @@ namespace gpubench {
 
 class thread_pool {
 public:
-  /// `threads` <= 0 means all hardware threads.
+  /// `threads` <= 0 means all hardware threads. When a thread cannot start (a process or
+  /// address-space limit), the threads already started are stopped and joined and point_error
+  /// says which thread failed and why: the constructor never leaves a thread waiting.
   explicit thread_pool(int threads = 0);
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;
@@ -24,8 +26,13 @@ public:
   /// thread included; returns when all are done. Rethrows the first exception thrown.
   void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn);
 
+  /// Test-only: in the next pool constructed, starting worker thread `nth` (1 is the first worker,
+  /// the caller's thread is 0) fails as std::thread does under `ulimit -u`. 0 disarms.
+  static void fail_thread_start_for_testing(int nth) noexcept;
+
 private:
   void worker_loop(int index);
+  void stop_and_join() noexcept;
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;

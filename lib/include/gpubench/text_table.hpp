@@ -1,0 +1,52 @@
+#pragma once
+// The cell-level writers every table of gpubench goes through (run reports, compare, plans): a
+// terminal table that fits 120 columns, markdown, and CSV safe to open in a spreadsheet. Callers
+// pass rows and columns; nothing here knows a benchmark.
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpubench {
+
+struct text_table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  /// Per column: a number, right-aligned, and written to CSV as it is (a leading '-' is a sign).
+  std::vector<bool> right;
+  /// The column that wraps (at spaces, over several lines) so the table fits `width`; -1: none.
+  int wrap_column = -1;
+  std::size_t width = 120;
+};
+
+/// Columns padded to their widest cell, two spaces apart, no trailing blanks; the wrap column
+/// gets what the others leave of `width` (at least 24 characters) and wraps within it.
+void write_text_table(std::ostream& os, const text_table& t);
+/// A GitHub markdown table; '|' inside cells is escaped.
+void write_markdown_table(std::ostream& os, const text_table& t);
+/// RFC 4180 CSV: text cells through csv_text(), number columns through csv_plain().
+void write_csv_table(std::ostream& os, const text_table& t);
+
+/// A CSV field from untrusted text: quoted when it holds a comma, quote or line break, and a
+/// leading '=', '+', '-', '@', tab or carriage return is prefixed with a single quote, so that a
+/// spreadsheet does not run it as a formula (CSV injection; docs/errors.md, "Output").
+std::string csv_text(std::string_view s);
+/// A CSV field for text gpubench formats itself (numbers): quoted when needed, never altered.
+std::string csv_plain(std::string_view s);
+/// Markdown cell text: '|' escaped, line breaks as spaces.
+std::string markdown_text(std::string_view s);
+
+/// A parameter value as people write it: strings as they are, integers as integers, and floating
+/// point numbers in the shortest text that reads back to the same value, as a float when the
+/// value is exactly a float (123.7, not 123.69999694824219).
+std::string param_text(const nlohmann::json& v);
+/// "key=value key=value" with param_text values.
+std::string params_text(const nlohmann::json& params);
+
+/// Splits `s` at spaces into lines of at most `width` characters (a longer word is cut).
+std::vector<std::string> wrap_words(std::string_view s, std::size_t width);
+
+} // namespace gpubench

@@ -1,0 +1,45 @@
+// The CPU thread pool when threads cannot start (issue 18.2): it must fail at once, with the
+// reason, and never leave a started thread waiting on a destroyed condition variable (a hang).
+#include "gpubench/thread_pool.hpp"
+
+#include "gpubench/errors.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+
+using namespace gpubench;
+using Catch::Matchers::Contains;
+
+TEST_CASE("thread pool: a thread that fails to start part way fails the constructor cleanly",
+          "[thread_pool]") {
+  const int failing = GENERATE(1, 2, 7);
+  INFO("worker " << failing << " of 8 fails to start");
+  // In another thread, so that a hang fails the test instead of blocking the suite.
+  auto done = std::async(std::launch::async, [failing] {
+    thread_pool::fail_thread_start_for_testing(failing);
+    try {
+      thread_pool pool(8);
+      return std::string("constructed");
+    } catch (const point_error& e) {
+      return std::string(e.what());
+    }
+  });
+  REQUIRE(done.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  const std::string what = done.get();
+  CHECK_THAT(what,
+             Contains("cannot start CPU thread") && Contains("of 8") && Contains("--cpu-threads"));
+}
+
+TEST_CASE("thread pool: after a failed start the next pool starts and works", "[thread_pool]") {
+  thread_pool::fail_thread_start_for_testing(3);
+  CHECK_THROWS_AS(thread_pool(4), point_error);
+  thread_pool pool(4); // the injection is spent: one failure only
+  std::atomic<std::size_t> sum{0};
+  pool.parallel_for(1000, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) sum += i;
+  });
+  CHECK(sum == 999 * 1000 / 2);
+}
