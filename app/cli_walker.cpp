@@ -39,7 +39,7 @@ cli_option walk_option(const CLI::Option& opt) {
   }
   o.help = opt.get_description();
   o.default_value = opt.get_default_str();
-  o.takes_value = opt.get_type_size_max() > 0;
+  o.takes_value = opt.get_expected_max() != 0 && opt.get_type_size_max() > 0; // flags expect 0
   for (const auto& n : o.names) {
     if (const auto it = option_words().find(n); it != option_words().end()) o.words = it->second;
     if (is_file_option(n)) o.file = true;

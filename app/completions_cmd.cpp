@@ -146,6 +146,10 @@ void write_fish(std::ostream& os, const cli_command& root) {
   }
 }
 
+std::string strip_prefix(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text;
+}
+
 /// roff-escapes text: backslashes, and a leading dot or quote that roff would read as a request.
 std::string roff(const std::string& text) {
   std::string out;
@@ -168,8 +172,7 @@ void write_man(std::ostream& os, const cli_command& c, const std::string& full_n
   std::string upper;
   for (const char ch : full_name) upper += ch == ' ' ? '-' : static_cast<char>(std::toupper(ch));
   os << ".TH " << upper << " 1 \"\" \"gpubench " << version << "\" \"User Commands\"\n"
-     << ".SH NAME\n" << roff(full_name == "gpubench" ? "gpubench" : full_name) << " \\- "
-     << roff(c.description) << "\n.SH SYNOPSIS\n.B " << roff(full_name) << "\n";
+     << ".SH NAME\n" << roff(full_name) << " \\- " << roff(strip_prefix(c.description, "gpubench: ")) << "\n.SH SYNOPSIS\n.B " << roff(full_name) << "\n";
   if (!c.subcommands.empty()) os << "\\fISUBCOMMAND\\fR\n";
   os << "[\\fIOPTIONS\\fR]\n";
   for (const auto& o : c.options)

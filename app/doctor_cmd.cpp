@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -313,8 +314,13 @@ void add_doctor_command(CLI::App& app, cli_state& state) {
       std::cout << to_json(f).dump(2) << "\n";
     else
       write_table(std::cout, f);
-    const bool fatal = std::any_of(f.problems.begin(), f.problems.end(),
-                                   [](const problem& p) { return p.fatal; });
+    // The fatal problems go to stderr too, like every other command's errors.
+    bool fatal = false;
+    for (const auto& p : f.problems)
+      if (p.fatal) {
+        std::fprintf(stderr, "Error: %s; fix: %s\n", p.what.c_str(), p.fix.c_str());
+        fatal = true;
+      }
     state.exit_code = fatal ? exit_code::no_device : exit_code::success;
   });
 }

@@ -16,15 +16,9 @@ set(gpubench_generated
   ${GPUBENCH_GENERATED_DIR}/completions/gpubench.fish)
 add_custom_command(
   OUTPUT ${gpubench_generated}
-  COMMAND ${CMAKE_COMMAND} -E rm -rf ${GPUBENCH_GENERATED_DIR}/man
-  COMMAND $<TARGET_FILE:gpubench> man ${GPUBENCH_GENERATED_DIR}/man
-  # gzip -n: no name or time stamp inside, so the package is reproducible (and lintian is happy).
-  COMMAND gzip -9nf ${GPUBENCH_GENERATED_DIR}/man/*.1
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${GPUBENCH_GENERATED_DIR}/completions
-  COMMAND $<TARGET_FILE:gpubench> completions bash > ${GPUBENCH_GENERATED_DIR}/completions/gpubench.bash
-  COMMAND $<TARGET_FILE:gpubench> completions zsh > ${GPUBENCH_GENERATED_DIR}/completions/_gpubench
-  COMMAND $<TARGET_FILE:gpubench> completions fish > ${GPUBENCH_GENERATED_DIR}/completions/gpubench.fish
-  DEPENDS gpubench
+  COMMAND ${CMAKE_COMMAND} -DGPUBENCH=$<TARGET_FILE:gpubench> -DOUT=${GPUBENCH_GENERATED_DIR}
+          -P ${PROJECT_SOURCE_DIR}/cmake/generate-docs.cmake
+  DEPENDS gpubench ${PROJECT_SOURCE_DIR}/cmake/generate-docs.cmake
   VERBATIM
   COMMENT "Writing man pages and shell completions from gpubench's CLI definitions")
 # Part of ALL (a plain build, `install` and `package` have them); the quick start's
