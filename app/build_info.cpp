@@ -46,8 +46,7 @@ std::vector<cuda_arch> cuda_architectures() {
 
 bool has_sass_for(int major, int minor) {
   for (const auto& a : cuda_architectures())
-    if (a.sass && a.major == major &&
-        (a.arch_specific ? a.minor == minor : a.minor <= minor))
+    if (a.sass && a.major == major && (a.arch_specific ? a.minor == minor : a.minor <= minor))
       return true;
   return false;
 }
@@ -66,7 +65,8 @@ std::string cuda_runtime_built() {
 std::string cuda_runtime_linkage() { return GPUBENCH_CUDART_LINKAGE; }
 
 bool mpi_compiled_in() {
-#ifdef GPUBENCH_HAVE_MPI
+// Issue 16 defines GPUBENCH_HAVE_MPI as 0 or 1 (cmake/packaging.cmake passes it to the app).
+#if defined(GPUBENCH_HAVE_MPI) && GPUBENCH_HAVE_MPI
   return true;
 #else
   return false;
@@ -75,9 +75,8 @@ bool mpi_compiled_in() {
 
 std::string version_text() {
   return fmt::format("gpubench {} (git {})\nCUDA runtime: {} ({})\nCUDA architectures: {}\nMPI: {}",
-                     GPUBENCH_VERSION, git_revision(), cuda_runtime_built(),
-                     cuda_runtime_linkage(), cuda_architectures_text(),
-                     mpi_compiled_in() ? "yes" : "no");
+                     GPUBENCH_VERSION, git_revision(), cuda_runtime_built(), cuda_runtime_linkage(),
+                     cuda_architectures_text(), mpi_compiled_in() ? "yes" : "no");
 }
 
 } // namespace gpubench::app

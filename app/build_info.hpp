@@ -8,8 +8,8 @@ namespace gpubench::app {
 struct cuda_arch {
   int major = 0;
   int minor = 0;
-  bool sass = false; ///< machine code (NN-real)
-  bool ptx = false;  ///< PTX the driver can compile for newer GPUs (NN-virtual)
+  bool sass = false;          ///< machine code (NN-real)
+  bool ptx = false;           ///< PTX the driver can compile for newer GPUs (NN-virtual)
   bool arch_specific = false; ///< sm_90a and the like: runs on that exact GPU only
 };
 

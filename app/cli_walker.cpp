@@ -55,9 +55,8 @@ cli_command walk_cli(const CLI::App& app) {
   c.description = app.get_description();
   c.footer = app.get_footer();
   for (const CLI::Option* opt : app.get_options()) c.options.push_back(walk_option(*opt));
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) {
-         return !s->get_group().empty() && !s->get_disabled();
-       }))
+  for (const CLI::App* sub : app.get_subcommands(
+           [](const CLI::App* s) { return !s->get_group().empty() && !s->get_disabled(); }))
     c.subcommands.push_back(walk_cli(*sub));
   return c;
 }

@@ -28,8 +28,7 @@ std::string plain(std::string text) {
   for (const char c : text) {
     if (c == '\n') {
       out += ' ';
-    } else if (c == '\'' || c == '[' || c == ']' || c == ':' || c == '\\' || c == '`' ||
-               c == '$') {
+    } else if (c == '\'' || c == '[' || c == ']' || c == ':' || c == '\\' || c == '`' || c == '$') {
       out += ' ';
     } else {
       out += c;
@@ -172,7 +171,9 @@ void write_man(std::ostream& os, const cli_command& c, const std::string& full_n
   std::string upper;
   for (const char ch : full_name) upper += ch == ' ' ? '-' : static_cast<char>(std::toupper(ch));
   os << ".TH " << upper << " 1 \"\" \"gpubench " << version << "\" \"User Commands\"\n"
-     << ".SH NAME\n" << roff(full_name) << " \\- " << roff(strip_prefix(c.description, "gpubench: ")) << "\n.SH SYNOPSIS\n.B " << roff(full_name) << "\n";
+     << ".SH NAME\n"
+     << roff(full_name) << " \\- " << roff(strip_prefix(c.description, "gpubench: "))
+     << "\n.SH SYNOPSIS\n.B " << roff(full_name) << "\n";
   if (!c.subcommands.empty()) os << "\\fISUBCOMMAND\\fR\n";
   os << "[\\fIOPTIONS\\fR]\n";
   for (const auto& o : c.options)
@@ -180,8 +181,8 @@ void write_man(std::ostream& os, const cli_command& c, const std::string& full_n
   if (!c.subcommands.empty()) {
     os << ".SH SUBCOMMANDS\n";
     for (const auto& s : c.subcommands)
-      os << ".TP\n.B " << s.name << "\n" << roff(s.description) << " (see \\fBgpubench\\-"
-         << s.name << "\\fR(1)).\n";
+      os << ".TP\n.B " << s.name << "\n"
+         << roff(s.description) << " (see \\fBgpubench\\-" << s.name << "\\fR(1)).\n";
   }
   os << ".SH OPTIONS\n";
   for (const auto& o : c.options) {

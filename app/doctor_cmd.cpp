@@ -122,8 +122,7 @@ std::string owner_of(const fs::path& path) {
         if (name.size() < 10 || name.substr(name.size() - 10) != ".dist-info") continue;
         std::ifstream in(entry.path() / "RECORD");
         for (std::string line; std::getline(in, line);)
-          if (line.rfind(rel + ",", 0) == 0)
-            return "pip: " + name.substr(0, name.size() - 10);
+          if (line.rfind(rel + ",", 0) == 0) return "pip: " + name.substr(0, name.size() - 10);
       }
       return "pip environment " + dir.string() + " (no distribution lists it)";
     }
@@ -147,10 +146,11 @@ std::string owner_of(const fs::path& path) {
 
 /// The CUDA libraries this process has mapped, read from /proc/self/maps after loading them.
 void collect_libraries(findings& f) {
-  const std::vector<std::pair<std::string, std::string>> wanted{
-      {"libcudart.so", "CUDA runtime"}, {"libcublasLt.so", "cuBLASLt"},
-      {"libcublas.so", "cuBLAS"},       {"libnvidia-ml.so", "NVML"},
-      {"libcuda.so", "CUDA driver"}};
+  const std::vector<std::pair<std::string, std::string>> wanted{{"libcudart.so", "CUDA runtime"},
+                                                                {"libcublasLt.so", "cuBLASLt"},
+                                                                {"libcublas.so", "cuBLAS"},
+                                                                {"libnvidia-ml.so", "NVML"},
+                                                                {"libcuda.so", "CUDA driver"}};
   std::ifstream maps("/proc/self/maps");
   std::set<std::string> seen;
   for (std::string line; std::getline(maps, line);) {
@@ -215,11 +215,11 @@ findings examine() {
 
   f.cublas = cuda::try_load_cublas(f.cublas_reason);
   if (!f.cublas)
-    f.problems.push_back({true, fmt::format("cuBLAS ({}) not found: the pipeline cannot run",
-                                            cuda::cublas_soname()),
-                          fmt::format("pip install nvidia-cublas=={}.*, or install NVIDIA's "
-                                      "Debian package libcublas-{}-0",
-                                      CUDART_VERSION / 1000, CUDART_VERSION / 1000)});
+    f.problems.push_back(
+        {true, fmt::format("cuBLAS ({}) not found: the pipeline cannot run", cuda::cublas_soname()),
+         fmt::format("pip install nvidia-cublas=={}.*, or install NVIDIA's "
+                     "Debian package libcublas-{}-0",
+                     CUDART_VERSION / 1000, CUDART_VERSION / 1000)});
   if (!f.nvml)
     f.problems.push_back({false, "NVML (libnvidia-ml.so.1) not available: " + f.nvml_reason,
                           "it comes with the NVIDIA driver; install the driver's NVML library"});
@@ -293,8 +293,7 @@ void write_table(std::ostream& os, const findings& f) {
   os << "\n";
   if (f.problems.empty()) os << "verdict: OK, everything gpubench needs is there\n";
   for (const auto& p : f.problems)
-    os << fmt::format("verdict: {}: {}; fix: {}\n", p.fatal ? "PROBLEM" : "warning", p.what,
-                      p.fix);
+    os << fmt::format("verdict: {}: {}; fix: {}\n", p.fatal ? "PROBLEM" : "warning", p.what, p.fix);
 }
 
 } // namespace

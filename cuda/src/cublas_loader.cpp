@@ -34,7 +34,7 @@ loaded& state() {
 void load_once(loaded& s) {
   std::string tried;
   for (const auto& path : cublas_candidates()) {
-    s.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    s.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (s.handle != nullptr) return;
     const char* err = dlerror();
     tried += fmt::format("\n  {}: {}", path, err != nullptr ? err : "not loadable");
@@ -46,7 +46,8 @@ void load_once(loaded& s) {
       soname, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR, tried);
 }
 
-template <typename Fn> Fn entry(const char* name) {
+template <typename Fn>
+Fn entry(const char* name) {
   void* handle = load_cublas();
   void* sym = dlsym(handle, name);
   if (sym == nullptr)
@@ -66,8 +67,8 @@ std::vector<std::string> cublas_candidates() {
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return out;
-  const auto sub = std::filesystem::path("nvidia") / fmt::format("cu{}", CUBLAS_VER_MAJOR) / "lib" /
-                   soname;
+  const auto sub =
+      std::filesystem::path("nvidia") / fmt::format("cu{}", CUBLAS_VER_MAJOR) / "lib" / soname;
   out.push_back((exe.parent_path().parent_path().parent_path() / sub).string());
   return out;
 }
@@ -107,8 +108,7 @@ cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t handle, cudaStream
 }
 cublasStatus_t CUBLASWINAPI cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace,
                                                   size_t bytes) {
-  return entry<decltype(&cublasSetWorkspace_v2)>("cublasSetWorkspace_v2")(handle, workspace,
-                                                                           bytes);
+  return entry<decltype(&cublasSetWorkspace_v2)>("cublasSetWorkspace_v2")(handle, workspace, bytes);
 }
 cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
   return entry<decltype(&cublasSetMathMode)>("cublasSetMathMode")(handle, mode);

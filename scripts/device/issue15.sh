@@ -61,6 +61,9 @@ print(f"{label}: largest difference of the kernel/fused/staged/serial/streams/gr
 PY
 }
 
+# The toolkit's lib64 (for cuBLAS where ld.so.cache does not list it).
+tk_lib=$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")/../lib64
+
 # 1. The source build: the reference figures.
 run_set source "$SRC_BIN"
 
@@ -82,7 +85,14 @@ if [[ -n "$deb" ]]; then
   ldd "$deb_bin" > "$OUT/deb-ldd.txt" 2>&1
   grep -q /usr/local/cuda "$OUT/deb-ldd.txt" && note "deb: ldd resolves something from /usr/local/cuda (unexpected)"
   "$deb_bin" --version > "$OUT/deb-version.txt" 2>&1
-  run_set deb "$deb_bin" ${LD_LIBRARY_PATH_DEB:+LD_LIBRARY_PATH=$LD_LIBRARY_PATH_DEB}
+  # cuBLAS comes from the system search (docs/install.md); where the toolkit is not registered
+  # with ld.so.cache, point at it as a user would, and say so.
+  deb_lib=${LD_LIBRARY_PATH_DEB:-}
+  if ! ldconfig -p 2>/dev/null | grep -q 'libcublas.so.13 '; then
+    deb_lib="${deb_lib:+$deb_lib:}$tk_lib"
+    note "libcublas.so.13 is not in ld.so.cache here: deb runs with LD_LIBRARY_PATH=$deb_lib"
+  fi
+  run_set deb "$deb_bin" ${deb_lib:+LD_LIBRARY_PATH=$deb_lib}
   compare deb | tee "$OUT/deb-compare.txt"
 else
   note "no gpubench_*_amd64.deb in $PKG: .deb part skipped"
@@ -97,7 +107,6 @@ if [[ -n "$whl" ]] && python3 -m venv "$OUT/venv" > /dev/null 2>&1; then
   "$OUT/venv/bin/pip" install --no-index --no-deps "$PKG"/nvidia_cuda_runtime-*.whl >> "$OUT/wheel-install.txt" 2>&1
   "$OUT/venv/bin/gpubench" pipeline --batch 8 --steps 2 > "$OUT/wheel-no-cublas.txt" 2>&1
   note "wheel without nvidia-cublas, pipeline: exit $? ($(grep -o 'cuBLAS[^.]*' "$OUT/wheel-no-cublas.txt" | head -1))"
-  tk_lib=$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")/../lib64
   run_set wheel "$OUT/venv/bin/gpubench" LD_LIBRARY_PATH="$tk_lib"
   compare wheel | tee "$OUT/wheel-compare.txt"
 else
