@@ -168,11 +168,14 @@ std::string roff(const std::string& text) {
 
 void write_man(std::ostream& os, const cli_command& c, const std::string& full_name,
                const std::string& version) {
+  // whatis wants the page's own name ("gpubench-vecadd") in NAME.
+  std::string page_name;
+  for (const char ch : full_name) page_name += ch == ' ' ? '-' : ch;
   std::string upper;
-  for (const char ch : full_name) upper += ch == ' ' ? '-' : static_cast<char>(std::toupper(ch));
+  for (const char ch : page_name) upper += static_cast<char>(std::toupper(ch));
   os << ".TH " << upper << " 1 \"\" \"gpubench " << version << "\" \"User Commands\"\n"
      << ".SH NAME\n"
-     << roff(full_name) << " \\- " << roff(strip_prefix(c.description, "gpubench: "))
+     << roff(page_name) << " \\- " << roff(strip_prefix(c.description, "gpubench: "))
      << "\n.SH SYNOPSIS\n.B " << roff(full_name) << "\n";
   if (!c.subcommands.empty()) os << "\\fISUBCOMMAND\\fR\n";
   os << "[\\fIOPTIONS\\fR]\n";

@@ -61,31 +61,34 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DAT
         FILES_MATCHING PATTERN "*.json")
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
-        FILES_MATCHING PATTERN "*.md" PATTERN "*.json" PATTERN "results" EXCLUDE)
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.json" PATTERN "results" EXCLUDE
+        PATTERN "images" EXCLUDE)
 
 # --- Debian package ----------------------------------------------------------------------------
 # Debian wants a copyright file and a changelog in /usr/share/doc/<package>; both are generated.
 set(gpubench_debian_dir ${PROJECT_BINARY_DIR}/debian)
 file(WRITE ${gpubench_debian_dir}/copyright
   "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
-  "Upstream-Name: gpubench\n\nFiles: *\nCopyright: the gpubench authors\n"
+  "Upstream-Name: gpubench\n\nFiles: *\nCopyright: 2026 the gpubench authors\n"
   "License: other\n The gpubench source tree states no license; see its README.md.\n")
 string(TIMESTAMP gpubench_changelog_date "%a, %d %b %Y %H:%M:%S +0000" UTC)
 file(WRITE ${gpubench_debian_dir}/changelog.Debian
   "gpubench (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
   "  * Package built from the gpubench source tree (cpack -G DEB).\n\n"
-  " -- gpubench maintainers <gpubench@localhost>  ${gpubench_changelog_date}\n")
-add_custom_command(OUTPUT ${gpubench_debian_dir}/changelog.Debian.gz
-  COMMAND gzip -9nkf ${gpubench_debian_dir}/changelog.Debian
+  " -- gpubench maintainers <gpubench-maintainers@example.org>  ${gpubench_changelog_date}\n")
+# A version without a Debian revision makes this a native package: its changelog is changelog.gz.
+add_custom_command(OUTPUT ${gpubench_debian_dir}/changelog.gz
+  COMMAND ${CMAKE_COMMAND} -E copy ${gpubench_debian_dir}/changelog.Debian ${gpubench_debian_dir}/changelog
+  COMMAND gzip -9nf ${gpubench_debian_dir}/changelog
   DEPENDS ${gpubench_debian_dir}/changelog.Debian VERBATIM)
-add_custom_target(gpubench_debian_docs ALL DEPENDS ${gpubench_debian_dir}/changelog.Debian.gz)
-install(FILES ${gpubench_debian_dir}/copyright ${gpubench_debian_dir}/changelog.Debian.gz
+add_custom_target(gpubench_debian_docs ALL DEPENDS ${gpubench_debian_dir}/changelog.gz)
+install(FILES ${gpubench_debian_dir}/copyright ${gpubench_debian_dir}/changelog.gz
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gpubench)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_CONTACT "gpubench maintainers <gpubench@localhost>")
+set(CPACK_PACKAGE_CONTACT "gpubench maintainers <gpubench-maintainers@example.org>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # gpubench_<version>_amd64.deb
@@ -99,10 +102,11 @@ set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcublas-${CUDAToolkit_VERSION_MAJOR}-${CU
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "nvidia-smi")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GPU vs CPU benchmarks, measured, verified and reported")
+# CPack puts the summary on the Description line; this is the extended text (lines < 80).
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-  "GPU vs CPU benchmarks, measured, verified and reported\n"
-  "gpubench times CUDA kernels, transfers and end-to-end paths (vector add, image\n"
-  "augmentation, a two-stage training pipeline), checks every GPU result against a\n"
-  "CPU reference and reports tables or versioned JSON. It needs the NVIDIA driver;\n"
-  "the CUDA runtime is linked in, cuBLAS (for the pipeline) is loaded at run time.")
+  "gpubench times CUDA kernels, transfers and end-to-end paths (vector add,\n"
+  "image augmentation, a two-stage training pipeline), checks every GPU result\n"
+  "against a CPU reference and reports tables or versioned JSON. It needs the\n"
+  "NVIDIA driver; the CUDA runtime is linked in, and cuBLAS (for the pipeline)\n"
+  "is loaded at run time.")
 include(CPack)
