@@ -4,7 +4,9 @@
 # built with CUDA from NVIDIA's pip wheels (the "from pip" source build), installed into a fresh
 # venv and run, and installed without its NVIDIA wheels (exit 77, the package named).
 #   scripts/ci-delivery.sh BUILD_DIR [WORK_DIR]     (BUILD_DIR: a configured and built tree)
-# WHEEL_ARCH (default 90-real) is the one architecture the wheel is compiled for in CI.
+# WHEEL_ARCH (default 90-real) is the one architecture the wheel is compiled for in CI;
+# WHEEL_FILE=path tests a wheel built before instead of building one; CI_DELIVERY_WHEEL=0 skips
+# the wheel part (it downloads ~460 MB of NVIDIA wheels and compiles gpubench once more).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:?usage: ci-delivery.sh BUILD_DIR [WORK_DIR]}
@@ -59,6 +61,10 @@ bash -c "source '$WORK/root/usr/share/bash-completion/completions/gpubench' && c
 step "lintian"
 lintian --fail-on error --suppress-tags no-manual-page "$deb" | tee "$WORK/lintian.txt"
 
+if [[ "${CI_DELIVERY_WHEEL:-1}" == 0 ]]; then
+  step "wheel part skipped (CI_DELIVERY_WHEEL=0)"
+  exit 0
+fi
 step "wheel: CUDA from pip"
 if [[ -n "${WHEEL_FILE:-}" ]]; then # a wheel built before (e.g. by hand), to test the rest
   mkdir -p "$WORK/dist" && cp "$WHEEL_FILE" "$WORK/dist/"
