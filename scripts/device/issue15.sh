@@ -9,7 +9,8 @@
 # network"):
 #   gpubench_0.1.0_amd64.deb             cmake --build build-pkg --target package (or cpack -G DEB)
 #   libfmt9_*.deb                        apt-get download libfmt9   (the Depends dpkg may lack)
-#   gpubench-0.1.0-*.whl                 optional: pip wheel . --no-deps -w PKG_DIR
+#   gpubench-0.1.0-py3-none-*.whl        optional: pip wheel . --no-deps -w PKG_DIR
+#                                        -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90-real (1.5 MB)
 #   nvidia_cuda_runtime-13.0.*.whl       optional: pip download --no-deps 'nvidia-cuda-runtime==13.0.*'
 # nvidia-cublas (420 MB) cannot be carried (64 MiB per call): the wheel's pipeline then uses the
 # machine's toolkit cuBLAS through LD_LIBRARY_PATH, and first shows the missing-cuBLAS message.
@@ -107,7 +108,7 @@ if [[ -n "$whl" ]] && python3 -m venv "$OUT/venv" > /dev/null 2>&1; then
   "$OUT/venv/bin/pip" install --no-index --no-deps "$PKG"/nvidia_cuda_runtime-*.whl >> "$OUT/wheel-install.txt" 2>&1
   "$OUT/venv/bin/gpubench" pipeline --batch 8 --steps 2 > "$OUT/wheel-no-cublas.txt" 2>&1
   note "wheel without nvidia-cublas, pipeline: exit $? ($(grep -o 'cuBLAS[^.]*' "$OUT/wheel-no-cublas.txt" | head -1))"
-  run_set wheel "$OUT/venv/bin/gpubench" LD_LIBRARY_PATH="$tk_lib"
+  run_set wheel "$OUT/venv/bin/gpubench" LD_LIBRARY_PATH="$tk_lib${LD_LIBRARY_PATH_DEB:+:$LD_LIBRARY_PATH_DEB}"
   compare wheel | tee "$OUT/wheel-compare.txt"
 else
   note "no gpubench-*.whl in $PKG (or no python3 venv): wheel part skipped"
