@@ -73,7 +73,7 @@ deb=$(ls "$PKG"/gpubench_*_amd64.deb 2>/dev/null | head -1)
 if [[ -n "$deb" ]]; then
   dpkg-deb -I "$deb" > "$OUT/deb-info.txt" 2>&1
   deb_bin=""
-  if [[ $(id -u) -eq 0 ]] && dpkg -i "$PKG"/*.deb > "$OUT/deb-install.txt" 2>&1; then
+  if [[ -z "${DEB_EXTRACT_ONLY:-}" && $(id -u) -eq 0 ]] && dpkg -i "$PKG"/*.deb > "$OUT/deb-install.txt" 2>&1; then
     deb_bin=/usr/bin/gpubench
     note "deb installed with dpkg -i"
   else
