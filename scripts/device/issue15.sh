@@ -101,6 +101,7 @@ fi
 
 # 3. The wheel, in a fresh venv, with NVIDIA's runtime wheel (carried) and without cuBLAS's.
 whl=$(ls "$PKG"/gpubench-*.whl 2>/dev/null | head -1)
+rm -rf "$OUT/venv"
 if [[ -n "$whl" ]] && python3 -m venv "$OUT/venv" > /dev/null 2>&1; then
   "$OUT/venv/bin/pip" install --no-index --no-deps "$whl" > "$OUT/wheel-install.txt" 2>&1
   "$OUT/venv/bin/gpubench" --version > "$OUT/wheel-no-runtime.txt" 2>&1
