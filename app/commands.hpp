@@ -38,6 +38,9 @@ void add_devices_command(CLI::App& app, cli_state& state);
 void add_run_command(CLI::App& app, cli_state& state);
 void add_compare_command(CLI::App& app, cli_state& state);
 void add_report_command(CLI::App& app, cli_state& state);
+// Delivery (issue 15): doctor, completions and the hidden man page writer.
+void add_doctor_command(CLI::App& app, cli_state& state);
+void add_completions_command(CLI::App& app, cli_state& state);
 
 /// The exit-code table shown at the end of every --help.
 extern const char* const exit_codes_help;

@@ -1,4 +1,5 @@
 // gpubench: parse, dispatch, and turn exceptions into messages and documented exit codes.
+#include "build_info.hpp"
 #include "commands.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/errors.hpp"
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
   app::cli_state state{std::vector<std::string>(argv, argv + argc), 0};
   CLI::App cli{"gpubench: GPU vs CPU benchmarks, measured, verified and reported", "gpubench"};
   try {
-    cli.set_version_flag("--version", std::string("gpubench ") + GPUBENCH_VERSION);
+    cli.set_version_flag("--version", app::version_text());
     cli.require_subcommand(1);
     cli.footer(app::exit_codes_help);
     app::add_benchmark_commands(cli, state);
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
     app::add_run_command(cli, state);
     app::add_compare_command(cli, state);
     app::add_report_command(cli, state);
+    app::add_doctor_command(cli, state);
+    app::add_completions_command(cli, state);
     install_signal_handlers();
     cli.parse(argc, argv);
     return state.exit_code;

@@ -1,0 +1,82 @@
+// Build facts come from compile definitions set in cmake/packaging.cmake.
+#include "build_info.hpp"
+
+#include "gpubench/env.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <cctype>
+#include <sstream>
+
+#ifndef GPUBENCH_CUDA_ARCHITECTURES
+#define GPUBENCH_CUDA_ARCHITECTURES "unknown"
+#endif
+#ifndef GPUBENCH_CUDART_LINKAGE
+#define GPUBENCH_CUDART_LINKAGE "shared"
+#endif
+
+namespace gpubench::app {
+
+std::string cuda_architectures_text() { return GPUBENCH_CUDA_ARCHITECTURES; }
+
+std::vector<cuda_arch> cuda_architectures() {
+  std::vector<cuda_arch> out;
+  std::istringstream in(cuda_architectures_text());
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    std::size_t digits = 0;
+    while (digits < item.size() && std::isdigit(static_cast<unsigned char>(item[digits])) != 0)
+      ++digits;
+    if (digits < 2) continue; // "native", "all", "all-major": nothing to compare against
+    const int number = std::stoi(item.substr(0, digits));
+    cuda_arch a;
+    a.major = number / 10;
+    a.minor = number % 10;
+    const std::string rest = item.substr(digits);
+    a.arch_specific = !rest.empty() && (rest[0] == 'a' || rest[0] == 'f');
+    const bool real_only = rest.find("-real") != std::string::npos;
+    const bool virtual_only = rest.find("-virtual") != std::string::npos;
+    a.sass = !virtual_only;
+    a.ptx = !real_only;
+    out.push_back(a);
+  }
+  return out;
+}
+
+bool has_sass_for(int major, int minor) {
+  for (const auto& a : cuda_architectures())
+    if (a.sass && a.major == major && (a.arch_specific ? a.minor == minor : a.minor <= minor))
+      return true;
+  return false;
+}
+
+bool has_ptx_for(int major, int minor) {
+  for (const auto& a : cuda_architectures())
+    if (a.ptx && !a.arch_specific && (a.major < major || (a.major == major && a.minor <= minor)))
+      return true;
+  return false;
+}
+
+std::string cuda_runtime_built() {
+  return fmt::format("{}.{}", CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
+}
+
+std::string cuda_runtime_linkage() { return GPUBENCH_CUDART_LINKAGE; }
+
+bool mpi_compiled_in() {
+// Issue 16 defines GPUBENCH_HAVE_MPI as 0 or 1 (cmake/packaging.cmake passes it to the app).
+#if defined(GPUBENCH_HAVE_MPI) && GPUBENCH_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string version_text() {
+  return fmt::format("gpubench {} (git {})\nCUDA runtime: {} ({})\nCUDA architectures: {}\nMPI: {}",
+                     GPUBENCH_VERSION, git_revision(), cuda_runtime_built(), cuda_runtime_linkage(),
+                     cuda_architectures_text(), mpi_compiled_in() ? "yes" : "no");
+}
+
+} // namespace gpubench::app

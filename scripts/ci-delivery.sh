@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# CI for issue 15 (docs/install.md): the .deb from an existing build folder (no recompilation),
+# its contents, the extracted binary run without /usr/local/cuda, lintian; then the pip wheel,
+# built with CUDA from NVIDIA's pip wheels (the "from pip" source build), installed into a fresh
+# venv and run, and installed without its NVIDIA wheels (exit 77, the package named).
+#   scripts/ci-delivery.sh BUILD_DIR [WORK_DIR]     (BUILD_DIR: a configured and built tree)
+# WHEEL_ARCH (default 90-real) is the one architecture the wheel is compiled for in CI;
+# WHEEL_FILE=path tests a wheel built before instead of building one; CI_DELIVERY_WHEEL=0 skips
+# the wheel part (it downloads ~460 MB of NVIDIA wheels and compiles gpubench once more).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:?usage: ci-delivery.sh BUILD_DIR [WORK_DIR]}
+WORK=${2:-build-delivery}
+WHEEL_ARCH=${WHEEL_ARCH:-90-real}
+rm -rf "$WORK" && mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+fail() { echo "ci-delivery: FAIL: $*" >&2; exit 1; }
+step() { echo "--- $* ($(date +%T))"; }
+expect_exit() { # expect_exit CODE CMD...: runs CMD, fails unless it exits CODE
+  local want=$1 rc=0
+  shift
+  "$@" > "$WORK/last.out" 2>&1 || rc=$?
+  [[ $rc -eq $want ]] || { cat "$WORK/last.out"; fail "$* exited $rc, expected $want"; }
+}
+no_toolkit_libs() { # ldd of $1 must resolve nothing from /usr/local/cuda
+  ldd "$1" > "$WORK/ldd.txt"
+  cat "$WORK/ldd.txt"
+  if grep -q '/usr/local/cuda' "$WORK/ldd.txt"; then fail "$1 loads from /usr/local/cuda"; fi
+  if readelf -d "$1" | grep -E 'R(UN)?PATH' | grep -q /usr/local/cuda; then
+    fail "$1 has /usr/local/cuda in its RPATH"
+  fi
+}
+smoke() { # smoke BINARY: --version, doctor (77 here: no driver), vecadd --cpu-only
+  "$1" --version
+  expect_exit 77 "$1" doctor
+  grep -q 'verdict: PROBLEM: no usable CUDA device' "$WORK/last.out" || fail "doctor's verdict"
+  cat "$WORK/last.out"
+  expect_exit 0 "$1" vecadd --cpu-only --n 1M --min-samples 2 --max-samples 3 --min-time 0
+}
+
+step ".deb"
+(cd "$BUILD" && cpack -G DEB -B "$WORK") > "$WORK/cpack.log" || { cat "$WORK/cpack.log"; fail cpack; }
+deb=$(ls "$WORK"/gpubench_*_amd64.deb)
+dpkg-deb -I "$deb"
+dpkg-deb -c "$deb" > "$WORK/contents.txt"
+for f in ./usr/bin/gpubench ./usr/share/man/man1/gpubench.1.gz ./usr/share/man/man1/gpubench-vecadd.1.gz \
+         ./usr/share/man/man1/gpubench-doctor.1.gz ./usr/share/bash-completion/completions/gpubench \
+         ./usr/share/zsh/vendor-completions/_gpubench ./usr/share/fish/vendor_completions.d/gpubench.fish \
+         ./usr/share/gpubench/configs/ci-smoke.json ./usr/share/doc/gpubench/copyright; do
+  grep -q " $f\$" "$WORK/contents.txt" || fail "$f missing from the .deb"
+done
+dpkg-deb -f "$deb" Depends | grep -q libfmt || fail "Depends lacks libfmt"
+dpkg-deb -x "$deb" "$WORK/root"
+no_toolkit_libs "$WORK/root/usr/bin/gpubench"
+smoke "$WORK/root/usr/bin/gpubench"
+# The installed bash completion, sourced by a non-interactive bash.
+bash -c "source '$WORK/root/usr/share/bash-completion/completions/gpubench' && complete -p gpubench &&
+  COMP_WORDS=(gpubench vecadd --dtype b) COMP_CWORD=3 && _gpubench && [[ \"\${COMPREPLY[*]}\" == bf16 ]] &&
+  COMP_WORDS=(gpubench pip) COMP_CWORD=1 && _gpubench && [[ \"\${COMPREPLY[*]}\" == pipeline ]]" ||
+  fail "bash completion from the .deb"
+step "lintian"
+lintian --fail-on error --suppress-tags no-manual-page "$deb" | tee "$WORK/lintian.txt"
+
+if [[ "${CI_DELIVERY_WHEEL:-1}" == 0 ]]; then
+  step "wheel part skipped (CI_DELIVERY_WHEEL=0)"
+  exit 0
+fi
+step "wheel: CUDA from pip"
+if [[ -n "${WHEEL_FILE:-}" ]]; then # a wheel built before (e.g. by hand), to test the rest
+  mkdir -p "$WORK/dist" && cp "$WHEEL_FILE" "$WORK/dist/"
+else
+  python3 -m venv "$WORK/cuda"
+  "$WORK/cuda/bin/pip" install -q 'cuda-toolkit[nvcc,crt,nvvm,cccl,cudart,cublas]==13.0.2'
+  nvcc=$(echo "$WORK"/cuda/lib/python3*/site-packages/nvidia/cu13/bin/nvcc)
+  [[ -x $nvcc ]] || fail "no nvcc in the cuda-toolkit wheels"
+  # The wheel build is the from-pip source build: nvcc, headers and runtime from the venv above.
+  CMAKE_BUILD_PARALLEL_LEVEL=2 PATH=$(dirname "$nvcc"):$PATH "$WORK/cuda/bin/pip" wheel . --no-deps -w "$WORK/dist" \
+    -Cbuild-dir="$WORK/wheel-build" \
+    -Ccmake.define.CMAKE_CUDA_COMPILER="$nvcc" \
+    -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="$WHEEL_ARCH" > "$WORK/wheel.log" 2>&1 ||
+    { tail -50 "$WORK/wheel.log"; fail "pip wheel"; }
+  if grep -q "/usr/local/cuda" "$WORK/wheel-build/CMakeCache.txt"; then
+    fail "the wheel build used /usr/local/cuda"
+  fi
+fi
+whl=$(ls "$WORK"/dist/gpubench-*.whl)
+ls -la "$whl"
+step "wheel built"
+
+step "wheel: fresh venv"
+python3 -m venv "$WORK/venv"
+"$WORK/venv/bin/pip" install -q "$whl"
+exe=$(echo "$WORK"/venv/lib/python3*/site-packages/gpubench/bin/gpubench)
+no_toolkit_libs "$exe"
+grep -q 'site-packages/.*nvidia/cu13/lib/libcudart.so.13' "$WORK/ldd.txt" || fail "libcudart not from the pip wheel"
+smoke "$WORK/venv/bin/gpubench"
+"$WORK/venv/bin/gpubench" doctor --format json > "$WORK/doctor.json" || true # 77: no driver here
+grep -q '"owner": "pip: nvidia_cuda_runtime' "$WORK/doctor.json" ||
+  fail "doctor does not name the pip distribution of the runtime"
+
+step "wheel without its NVIDIA wheels"
+python3 -m venv "$WORK/bare"
+"$WORK/bare/bin/pip" install -q --no-deps "$whl"
+expect_exit 77 "$WORK/bare/bin/gpubench" vecadd --cpu-only --n 1K
+grep -q "libcudart.so.13.*pip install 'nvidia-cuda-runtime" "$WORK/last.out" || { cat "$WORK/last.out"; fail "message"; }
+cat "$WORK/last.out"
+step "done"
