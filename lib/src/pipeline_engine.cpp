@@ -3,6 +3,7 @@
 // last read the buffer A(t + depth) overwrites. Every run forks from and joins back to the caller's
 // stream, so a run depends on earlier runs only through that join; inside a run only events
 // recorded in the same run are waited on, which is what lets a run be captured as a CUDA graph.
+#include "gpubench/augment_bench.hpp"
 #include "gpubench/augment_cpu.hpp"
 #include "gpubench/augment_params.hpp"
 #include "gpubench/cuda/augment.hpp"
@@ -136,7 +137,8 @@ bool pipeline_config::has(pipeline_mode m) const noexcept {
 namespace {
 
 augment_config pipeline_augment_config(int batch) {
-  augment_config a; // the augment benchmark's defaults: 3 x 256 x 256, crop 128, resize 256
+  // The augment benchmark's defaults (its parameter table): 3 x 256 x 256, crop 128, resize 256.
+  augment_config a = default_augment_config();
   a.batch = batch;
   return a;
 }

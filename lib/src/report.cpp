@@ -138,6 +138,10 @@ void write_table(std::ostream& os, const run_report& rep) {
     if (const auto* b = find_benchmark(name);
         b != nullptr && b->summary_table && results.size() > 0)
       b->summary_table(os, results);
+  // One line that says what the columns mean and why a row stopped where it did.
+  os << "Legend: clock gpu = CUDA events after an L2 flush, gpu/w = --warm, host = steady clock; "
+        "rel.sd = relative standard deviation; conv yes = stopped once rel.sd <= --max-noise, no = "
+        "stopped by --max-samples or --timeout first; skipped/error = did not run, reason given\n";
 }
 
 namespace {

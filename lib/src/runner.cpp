@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -128,6 +129,28 @@ void drop_unsampled(result& r) {
     r.reason = fmt::format("no sample was taken of {}", dropped);
 }
 
+/// What every benchmark's point needs after it ran: the verdict of a failed check, the fractions
+/// of the device's peaks and the declared ratios of medians.
+void complete_point(const benchmark& b, result& r, run_context& ctx, int device) {
+  if (r.verify.performed && !r.verify.passed && r.status == result_status::ok) {
+    r.status = result_status::failed;
+    r.reason = b.verify_failure.empty() ? "verification failed" : b.verify_failure;
+  }
+  for (auto& m : r.measurements) {
+    const bool wanted = std::find(b.peak_fraction_of.begin(), b.peak_fraction_of.end(), m.name) !=
+                        b.peak_fraction_of.end();
+    // Only a measurement with samples: the peaks were measured (and cached) before it.
+    if (device >= 0 && wanted && !m.samples.empty())
+      add_peak_fractions(m, ctx.device_with_peaks(device));
+  }
+  for (const auto& ratio : b.ratios) {
+    const auto* x = r.find(ratio.numerator);
+    const auto* y = r.find(ratio.denominator);
+    if (x != nullptr && y != nullptr && y->median() > 0)
+      r.derived[ratio.key] = x->median() / y->median();
+  }
+}
+
 result failed_point(const planned_point& p, result_status status, std::string reason) {
   result r;
   r.benchmark = p.bench->name;
@@ -173,6 +196,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
         cuda::inject_illegal_address(point_device(p.params));
       }
       r = p.bench->run_point(p.params, ctx);
+      complete_point(*p.bench, r, ctx, point_device(p.params));
       drop_unsampled(r);
     } catch (const cuda::out_of_memory_error& e) {
       r = failed_point(p, result_status::skipped, fmt::format("out of memory: {}", e.what()));
@@ -186,6 +210,9 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     r.benchmark = p.bench->name;
     r.device = point_device(p.params);
     r.params.erase("device");
+    ctx.log_verbose("point {}/{}: {}: {}{} after {:.1f} s", i + 1, points.size(), point_label(p),
+                    to_string(r.status), r.reason.empty() ? "" : " (" + r.reason + ")",
+                    std::chrono::duration<double>(clock::now() - started).count() - elapsed);
     rep.results.push_back(std::move(r));
     if (stop) break;
     if (interrupt_requested()) {
