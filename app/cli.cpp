@@ -70,55 +70,39 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
   auto& raw = *raw_store().emplace_back(std::make_unique<raw_text>());
   raw_of()[&opts] = &raw;
   device_spec = "0";
-  cmd.add_option("--device", device_spec, "GPU index, list (0,1) or all")
-      ->type_name("N|LIST|all")
-      ->capture_default_str();
-  cmd.add_option("--format", raw.format, "stdout format")
-      ->type_name("{table|json|csv|md}")
-      ->capture_default_str();
+  // Every valued option shows its type and its default in --help.
+  const auto typed = [&cmd](const char* name, auto& target, const char* help, const char* type) {
+    return cmd.add_option(name, target, help)->type_name(type)->capture_default_str();
+  };
+  typed("--device", device_spec, "GPU index, list (0,1) or all", "N|LIST|all");
+  typed("--format", raw.format, "stdout format", "{table|json|csv|md}");
   cmd.add_option("--output", opts.output_path, "also write the full JSON result to FILE (atomic)")
       ->type_name("FILE");
   if (offered.measurement) {
-    cmd.add_option("--warmup", opts.measure.warmup,
-                   "discarded samples before sampling (0 to 1000000)")
-        ->type_name("INT")
-        ->capture_default_str();
-    cmd.add_option("--min-samples", opts.measure.min_samples,
-                   "at least this many samples (1 to 10000000)")
-        ->type_name("INT")
-        ->capture_default_str();
-    cmd.add_option("--max-samples", opts.measure.max_samples,
-                   "at most this many samples (--min-samples to 10000000)")
-        ->type_name("INT")
-        ->capture_default_str();
-    cmd.add_option("--min-time", opts.measure.min_time,
-                   "seconds of sampled time before stopping (0 to 86400)")
-        ->type_name("SECONDS")
-        ->capture_default_str();
-    cmd.add_option("--max-noise", raw.max_noise,
-                   "stop when rel. stddev <= PCT percent (above 0, at most 100)")
-        ->type_name("PCT")
-        ->capture_default_str();
-    cmd.add_option("--timeout", opts.measure.timeout,
-                   "wall seconds per measurement at most, warm-up included (above 0, at most "
-                   "86400)")
-        ->type_name("SECONDS")
-        ->capture_default_str();
+    typed("--warmup", opts.measure.warmup, "discarded samples before sampling (0 to 1000000)",
+          "INT");
+    typed("--min-samples", opts.measure.min_samples, "at least this many samples (1 to 10000000)",
+          "INT");
+    typed("--max-samples", opts.measure.max_samples,
+          "at most this many samples (--min-samples to 10000000)", "INT");
+    typed("--min-time", opts.measure.min_time,
+          "seconds of sampled time before stopping (0 to 86400)", "SECONDS");
+    typed("--max-noise", raw.max_noise,
+          "stop when rel. stddev <= PCT percent (above 0, at most 100)", "PCT");
+    typed("--timeout", opts.measure.timeout,
+          "wall seconds per measurement at most, warm-up included (above 0, at most 86400)",
+          "SECONDS");
     cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
   }
   if (offered.inputs) {
-    cmd.add_option("--seed", opts.seed, "seed of all random inputs and parameters")
-        ->type_name("UINT64")
-        ->check(check_seed)
-        ->capture_default_str();
+    typed("--seed", opts.seed, "seed of all random inputs and parameters", "UINT64")
+        ->check(check_seed);
     cmd.add_flag(
         "--no-verify", [&opts](std::int64_t) { opts.verify = false; }, "skip the GPU-vs-CPU check");
   }
   if (offered.cpu_threads)
-    cmd.add_option("--cpu-threads", opts.cpu_threads,
-                   "threads for the CPU reference (0: all; at most 4096)")
-        ->type_name("INT")
-        ->capture_default_str();
+    typed("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all; at most 4096)",
+          "INT");
   if (offered.cpu_only)
     cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");
   if (offered.logging) {
@@ -190,13 +174,16 @@ std::vector<std::string> unexpected_words(const CLI::Error& e) {
 void install_suggestions(CLI::App& app) {
   app.failure_message([](const CLI::App* top, const CLI::Error& e) {
     std::string msg = CLI::FailureMessage::simple(top, e);
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return msg;
+    // The words nobody took: an ExtrasError names them; a missing subcommand leaves them over.
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+    const auto words = extras ? unexpected_words(e) : top->remaining();
+    if (words.empty()) return msg;
     const auto chosen = top->get_subcommands();
     const CLI::App& scope = chosen.empty() ? *top : *chosen.front();
     std::vector<std::string> subcommands;
     for (const CLI::App* sub : top->get_subcommands({})) subcommands.push_back(sub->get_name());
     std::string hints;
-    for (const auto& w : unexpected_words(e)) {
+    for (const auto& w : words) {
       const benchmark* b = chosen.empty() ? nullptr : find_benchmark(scope.get_name());
       if (w == "--cpu-only" && b != nullptr && !b->supports_cpu_only) {
         hints += fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU\n", b->name);

@@ -98,10 +98,6 @@ void finish_augment_point(json& p, const json& all, const common_options& /*opts
   p["std"] = per_channel(p.at("std"), "std", static_cast<int>(channels), true);
 }
 
-std::string interp_name(augment_interp i) {
-  return i == augment_interp::nearest ? "nearest" : "bilinear";
-}
-
 struct impl_choice {
   bool staged = false;
   bool fused = false;
@@ -514,15 +510,15 @@ benchmark make_augment_benchmark() {
     return device_bytes_needed(make_augment_shape(augment_config_from_point(point)),
                                impls_of(point), 0);
   };
-  b.ratios = {
+  b.after_point.ratios = {
       {"speedup_fused_vs_staged", "staged", "fused"},
       {"speedup_fused_vs_cpu_reference", "cpu_reference", "fused"},
       {"speedup_staged_vs_cpu_reference", "cpu_reference", "staged"},
   };
-  b.peak_fraction_of = {"staged", "fused"};
-  b.verify_failure = "GPU output differs from the CPU reference";
+  b.after_point.peak_fraction_of = {"staged", "fused"};
+  b.after_point.verify_failure = "GPU output differs from the CPU reference";
   b.summary_table = write_summary;
-  make_planner(b);
+  complete_declaration(b);
   return b;
 }
 

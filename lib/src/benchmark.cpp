@@ -163,7 +163,7 @@ std::string param_range_text(const param_spec& s) {
   return {};
 }
 
-void make_planner(benchmark& b) {
+void complete_declaration(benchmark& b) {
   // The lambda owns copies: benchmarks are values and get copied into the registry.
   b.plan = [table = b.params, finish = b.finish_point, check = b.check_plan,
             name = b.name](const param_values& values, const common_options& opts) {
@@ -200,6 +200,13 @@ void make_planner(benchmark& b) {
     if (check) check(points, all, opts);
     return points;
   };
+  if (b.run_point)
+    b.run_point = [run = b.run_point, plumbing = b.after_point](const json& point,
+                                                                run_context& ctx) {
+      result r = run(point, ctx);
+      complete_point(plumbing, r, ctx, point_device(point));
+      return r;
+    };
 }
 
 json point_value(const std::vector<param_spec>& table, const json& point, std::string_view name) {

@@ -413,9 +413,9 @@ benchmark make_pipeline_benchmark() {
   b.device_bytes = [](const json& point) {
     return pipeline_device_bytes(pipeline_config_from_point(point));
   };
-  b.verify_failure = "a mode's trained weights differ from serial's";
+  b.after_point.verify_failure = "a mode's trained weights differ from serial's";
   b.summary_table = write_summary;
-  make_planner(b);
+  complete_declaration(b);
   return b;
 }
 

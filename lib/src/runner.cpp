@@ -70,6 +70,27 @@ void check_fault_injection(const injected_fault& f, const std::vector<planned_po
 
 } // namespace
 
+void complete_point(const point_plumbing& plumbing, result& r, run_context& ctx, int device) {
+  if (r.verify.performed && !r.verify.passed && r.status == result_status::ok) {
+    r.status = result_status::failed;
+    r.reason = plumbing.verify_failure.empty() ? "verification failed" : plumbing.verify_failure;
+  }
+  for (auto& m : r.measurements) {
+    const bool wanted =
+        std::find(plumbing.peak_fraction_of.begin(), plumbing.peak_fraction_of.end(), m.name) !=
+        plumbing.peak_fraction_of.end();
+    // Only a measurement with samples: the peaks were measured (and cached) before it.
+    if (device >= 0 && wanted && !m.samples.empty())
+      add_peak_fractions(m, ctx.device_with_peaks(device));
+  }
+  for (const auto& ratio : plumbing.ratios) {
+    const auto* x = r.find(ratio.numerator);
+    const auto* y = r.find(ratio.denominator);
+    if (x != nullptr && y != nullptr && y->median() > 0)
+      r.derived[ratio.key] = x->median() / y->median();
+  }
+}
+
 std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
                                        const common_options& opts) {
   // A malformed test hook is a usage error before anything touches a device.
@@ -129,28 +150,6 @@ void drop_unsampled(result& r) {
     r.reason = fmt::format("no sample was taken of {}", dropped);
 }
 
-/// What every benchmark's point needs after it ran: the verdict of a failed check, the fractions
-/// of the device's peaks and the declared ratios of medians.
-void complete_point(const benchmark& b, result& r, run_context& ctx, int device) {
-  if (r.verify.performed && !r.verify.passed && r.status == result_status::ok) {
-    r.status = result_status::failed;
-    r.reason = b.verify_failure.empty() ? "verification failed" : b.verify_failure;
-  }
-  for (auto& m : r.measurements) {
-    const bool wanted = std::find(b.peak_fraction_of.begin(), b.peak_fraction_of.end(), m.name) !=
-                        b.peak_fraction_of.end();
-    // Only a measurement with samples: the peaks were measured (and cached) before it.
-    if (device >= 0 && wanted && !m.samples.empty())
-      add_peak_fractions(m, ctx.device_with_peaks(device));
-  }
-  for (const auto& ratio : b.ratios) {
-    const auto* x = r.find(ratio.numerator);
-    const auto* y = r.find(ratio.denominator);
-    if (x != nullptr && y != nullptr && y->median() > 0)
-      r.derived[ratio.key] = x->median() / y->median();
-  }
-}
-
 result failed_point(const planned_point& p, result_status status, std::string reason) {
   result r;
   r.benchmark = p.bench->name;
@@ -196,7 +195,6 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
         cuda::inject_illegal_address(point_device(p.params));
       }
       r = p.bench->run_point(p.params, ctx);
-      complete_point(*p.bench, r, ctx, point_device(p.params));
       drop_unsampled(r);
     } catch (const cuda::out_of_memory_error& e) {
       r = failed_point(p, result_status::skipped, fmt::format("out of memory: {}", e.what()));

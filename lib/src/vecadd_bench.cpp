@@ -248,15 +248,15 @@ benchmark make_vecadd_benchmark() {
     return 3 * point.at("n").get<std::size_t>() *
            dtype_size(*parse_dtype(point.at("dtype").get<std::string>()));
   };
-  b.ratios = {
+  b.after_point.ratios = {
       {"speedup_kernel_vs_cpu_reference", "cpu_reference", "kernel"},
       {"speedup_end_to_end_vs_cpu_reference", "cpu_reference", "end_to_end"},
       {"speedup_end_to_end_overlapped_vs_cpu_reference", "cpu_reference", "end_to_end_overlapped"},
       {"speedup_overlapped_vs_serial_end_to_end", "end_to_end", "end_to_end_overlapped"},
   };
-  b.peak_fraction_of = {"kernel"};
-  b.verify_failure = "GPU result differs from the CPU reference";
-  make_planner(b);
+  b.after_point.peak_fraction_of = {"kernel"};
+  b.after_point.verify_failure = "GPU result differs from the CPU reference";
+  complete_declaration(b);
   return b;
 }
 

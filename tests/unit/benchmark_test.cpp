@@ -152,8 +152,7 @@ TEST_CASE("values are checked against the table, naming the option", "[benchmark
              Contains("--block: 48 must be a multiple of 32 from 32 to 1024"));
   CHECK_THAT(error_of("vecadd", {{"streams", "65"}}), Contains("--streams: 65 is out of range"));
   CHECK_THAT(error_of("vecadd", {{"grid", "0"}}), Contains("--grid: 0 is out of range"));
-  CHECK_THAT(error_of("augment", {{"interp", "bilinaer"}}),
-             Contains("(did you mean 'bilinear'?)"));
+  CHECK_THAT(error_of("augment", {{"interp", "bilinaer"}}), Contains("(did you mean 'bilinear'?)"));
   CHECK_THAT(error_of("augment", {{"degrees", "200"}}), Contains("--degrees: 200 is out of range"));
   CHECK_THAT(error_of("vecadd", {{"dtpye", "f16"}}),
              Contains("unknown parameter 'dtpye' (did you mean 'dtype'?)"));
@@ -173,9 +172,9 @@ TEST_CASE("the runner gives the verdict, the ratios and no peak fraction on the 
           "[benchmark][runner]") {
   benchmark b;
   b.name = "fake";
-  b.ratios = {{"speedup_fast_vs_slow", "slow", "fast"}, {"missing", "slow", "absent"}};
-  b.peak_fraction_of = {"fast"};
-  b.verify_failure = "fast differs from slow";
+  b.after_point.ratios = {{"speedup_fast_vs_slow", "slow", "fast"}, {"missing", "slow", "absent"}};
+  b.after_point.peak_fraction_of = {"fast"};
+  b.after_point.verify_failure = "fast differs from slow";
   b.run_point = [](const json& /*point*/, run_context& /*ctx*/) {
     result r;
     r.measurements = {test::finalized("fast", {1e-3, 1e-3}), test::finalized("slow", {4e-3})};
@@ -185,6 +184,7 @@ TEST_CASE("the runner gives the verdict, the ratios and no peak fraction on the 
     r.verify.merge(v, "fast");
     return r;
   };
+  complete_declaration(b);
   common_options opts;
   opts.verbosity = 0;
   run_context ctx(opts);

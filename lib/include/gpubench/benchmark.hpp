@@ -35,21 +35,21 @@ enum class param_kind {
 };
 
 struct param_spec {
-  std::string name;          ///< option name without dashes, also the run-file and point key
-  std::string help;          ///< one line for --help (the type and range are added to it)
-  std::string default_value; ///< as typed on the command line; "" means unset (left out)
-  bool sweepable = false;    ///< accepts a list or range, one point per value
+  std::string name{};          ///< option name without dashes, also the run-file and point key
+  std::string help{};          ///< one line for --help (the type and range are added to it)
+  std::string default_value{}; ///< as typed on the command line; "" means unset (left out)
+  bool sweepable = false;      ///< accepts a list or range, one point per value
   param_kind kind = param_kind::text;
   double min = 0; ///< size, number, word_or_size (no range when max <= min)
   double max = 0;
-  bool min_exclusive = false;       ///< number: (min, max] instead of [min, max]
-  std::uint64_t multiple_of = 0;    ///< size: 0 for any
-  std::vector<std::string> choices; ///< word, words, word_or_size
-  std::string metavar;              ///< overrides the type shown in --help (e.g. LO:HI)
-  bool gpu_only = false;            ///< left out of the points of a --cpu-only run
-  bool in_point = true;             ///< false: only read by the benchmark's finish step
-  std::pair<std::string, std::string> only_when; ///< {key, value}: only in points where it holds
-  std::string unit; ///< after the range in messages and --help ("elements")
+  bool min_exclusive = false;         ///< number: (min, max] instead of [min, max]
+  std::uint64_t multiple_of = 0;      ///< size: 0 for any
+  std::vector<std::string> choices{}; ///< word, words, word_or_size
+  std::string metavar{};              ///< overrides the type shown in --help (e.g. LO:HI)
+  bool gpu_only = false;              ///< left out of the points of a --cpu-only run
+  bool in_point = true;               ///< false: only read by the benchmark's finish step
+  std::pair<std::string, std::string> only_when{}; ///< {key, value}: only in points where it holds
+  std::string unit{}; ///< after the range in messages and --help ("elements")
 };
 
 /// Parameter values as text, exactly as written on the command line ("1M:1G:x4", "f32,f16").
@@ -60,6 +60,14 @@ struct derived_ratio {
   std::string key;
   std::string numerator;
   std::string denominator;
+};
+
+/// What the runner does after each point, so that no benchmark repeats it (complete_point() in
+/// runner.hpp).
+struct point_plumbing {
+  std::vector<derived_ratio> ratios;         ///< speedups and the like, from the medians
+  std::vector<std::string> peak_fraction_of; ///< GPU measurements given % of the device's peaks
+  std::string verify_failure;                ///< the reason of a point whose check failed
 };
 
 struct benchmark {
@@ -78,8 +86,8 @@ struct benchmark {
   std::function<void(const std::vector<nlohmann::json>&, const nlohmann::json& all_values,
                      const common_options&)>
       check_plan;
-  /// Generated from the table by make_planner(): validates the values (usage_error naming the
-  /// option) and expands every combination of the list-valued ones into points.
+  /// Generated from the table by complete_declaration(): validates the values (usage_error naming
+  /// the option) and expands every combination of the list-valued ones into points.
   std::function<std::vector<nlohmann::json>(const param_values&, const common_options&)> plan;
   /// Runs one point: allocates, verifies, measures. Throws cuda errors; the runner records them.
   /// The runner adds the key "device" to every point (the GPU to use, -1 with --cpu-only; read it
@@ -88,17 +96,16 @@ struct benchmark {
   /// Optional: the device memory one GPU point needs, for --dry-run (L2 flush buffer excluded).
   std::function<std::size_t(const nlohmann::json& point)> device_bytes;
 
-  // What the runner does after each point, so that no benchmark repeats it:
-  std::vector<derived_ratio> ratios;         ///< speedups and the like, from the medians
-  std::vector<std::string> peak_fraction_of; ///< GPU measurements given % of the device's peaks
-  std::string verify_failure;                ///< the reason of a point whose check failed
+  point_plumbing after_point;
 
   /// Optional extra table after the per-result blocks (e.g. one row per batch size).
   std::function<void(std::ostream&, const std::vector<const result*>&)> summary_table;
 };
 
-/// Sets b.plan from b.params, b.finish_point and b.check_plan (call once the table is filled).
-void make_planner(benchmark& b);
+/// Completes a declaration: sets b.plan from b.params, b.finish_point and b.check_plan, and
+/// wraps b.run_point so that every point it runs gets the runner's plumbing (b.after_point).
+/// Call once the rest is filled in.
+void complete_declaration(benchmark& b);
 
 /// The GPU a point runs on (-1: CPU only).
 int point_device(const nlohmann::json& point);
