@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/errors.hpp"
 #include "gpubench/plan_listing.hpp"
 #include "gpubench/runner.hpp"
 

@@ -18,9 +18,10 @@ def gpubench(*args, cwd=None):
 
 
 def help_of(subcommand):
+    """The options part of a subcommand's --help (the footer's prose is left out)."""
     proc = gpubench(subcommand, "--help")
     assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    return proc.stdout.split("Options:")[1].split("\n\n")[0]
 
 
 class OnlyOptionsThatDoSomething(unittest.TestCase):
