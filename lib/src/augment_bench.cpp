@@ -138,7 +138,7 @@ void require_fit(const augment_shape& shape, impl_choice impl, int device) {
 /// Images from --input must be readable, --save-samples must be a directory, and (for now) a
 /// batch that cannot fit on a device present is refused before anything runs.
 void check_augment_plan(const std::vector<json>& points, const json& all,
-                        const common_options& opts) {
+                        const param_values& /*text*/, const common_options& opts) {
   const std::string input = all.value("input", "");
   if (!input.empty()) {
     if (all.at("channels").get<int>() > 4)

@@ -197,7 +197,7 @@ void complete_declaration(benchmark& b) {
     }
     if (finish)
       for (auto& p : points) finish(p, all, opts);
-    if (check) check(points, all, opts);
+    if (check) check(points, all, values, opts);
     return points;
   };
   if (b.run_point)

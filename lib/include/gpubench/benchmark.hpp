@@ -82,9 +82,10 @@ struct benchmark {
   std::function<void(nlohmann::json& point, const nlohmann::json& all_values,
                      const common_options&)>
       finish_point;
-  /// Optional: checks of the whole plan that need more than one point (files, device memory).
+  /// Optional: checks of the whole plan that need more than one point (files, device memory);
+  /// `text` holds every parameter's text as given (or its default).
   std::function<void(const std::vector<nlohmann::json>&, const nlohmann::json& all_values,
-                     const common_options&)>
+                     const param_values& text, const common_options&)>
       check_plan;
   /// Generated from the table by complete_declaration(): validates the values (usage_error naming
   /// the option) and expands every combination of the list-valued ones into points.
