@@ -36,8 +36,9 @@ in docs/run-files.md (JSON Schema: docs/schema/run-file.schema.json).
 void add_run_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<run_args>();
   CLI::App* cmd = app.add_subcommand("run", "Run the benchmarks listed in a JSON run file");
-  auto* file = cmd->add_option("FILE", args->path, "Run file (JSON), e.g. configs/ci-smoke.json");
-  file->type_name("PATH")->required();
+  auto* path_arg =
+      cmd->add_option("FILE", args->path, "Run file (JSON), e.g. configs/ci-smoke.json");
+  path_arg->type_name("PATH")->required();
   cmd->add_flag("--dry-run", args->dry_run, "List every point that would run, run nothing");
   add_common_options(*cmd, args->opts, args->device_spec);
   cmd->footer(std::string(run_examples) + exit_codes_help);
