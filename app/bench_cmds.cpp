@@ -1,11 +1,15 @@
-// One subcommand per registered benchmark: its parameters become options, and the shared runner
-// does the rest.
+// One subcommand per registered benchmark: its parameter table becomes options (with their types,
+// ranges and defaults), and the shared runner does the rest.
 #include "commands.hpp"
 
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/plan_listing.hpp"
 #include "gpubench/runner.hpp"
 
+#include <fmt/format.h>
+
+#include <iostream>
 #include <memory>
 
 namespace gpubench::app {
@@ -16,9 +20,19 @@ struct bench_command {
   const benchmark* bench = nullptr;
   common_options opts;
   std::string device_spec;
+  bool dry_run = false;
   std::map<std::string, std::string> text; ///< one slot per parameter
   std::vector<std::pair<std::string, CLI::Option*>> options;
 };
+
+/// The help line of a parameter: its text, range and whether a list sweeps.
+std::string help_of(const param_spec& p) {
+  std::string h = p.help;
+  if (const auto range = param_range_text(p); !range.empty()) h += fmt::format(" ({})", range);
+  if (p.sweepable) h += " [sweepable]";
+  if (p.gpu_only) h += " [GPU only]";
+  return h;
+}
 
 } // namespace
 
@@ -30,22 +44,33 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
     CLI::App* sub = app.add_subcommand(b.name, b.summary);
     sub->footer(b.examples + "\n" + exit_codes_help);
     for (const auto& p : b.params) {
-      auto* opt = sub->add_option("--" + p.name, cmd.text[p.name],
-                                  p.help + (p.sweepable ? " [sweepable]" : ""));
+      auto* opt = sub->add_option("--" + p.name, cmd.text[p.name], help_of(p))
+                      ->type_name(param_type_name(p));
       if (!p.default_value.empty()) opt->default_str(p.default_value);
       cmd.options.emplace_back(p.name, opt);
     }
-    add_common_options(*sub, cmd.opts, cmd.device_spec);
+    common_option_set offered;
+    offered.cpu_only = b.supports_cpu_only;
+    add_common_options(*sub, cmd.opts, cmd.device_spec, offered);
+    sub->add_flag("--dry-run", cmd.dry_run,
+                  "list every point that would run and the device memory it needs; run nothing");
     sub->callback([&cmd, &state] {
       // Nothing here blocks on input: from now on a signal ends the run with its results written.
       defer_interrupts();
       state.cpu_only_applies = cmd.bench->supports_cpu_only;
-      finish_common_options(cmd.opts, cmd.device_spec);
+      // A dry run never touches a GPU, so "all" is not resolved (it would need a device).
+      finish_common_options(cmd.opts, cmd.dry_run && cmd.device_spec == "all" ? std::string("0")
+                                                                              : cmd.device_spec);
       param_values values;
       for (const auto& [name, opt] : cmd.options)
         if (opt->count() > 0) values[name] = cmd.text[name];
       const auto points = plan_points(*cmd.bench, values, cmd.opts);
-      if (!cmd.opts.cpu_only && cmd.bench->needs_gpu)
+      if (cmd.dry_run) {
+        write_plan(std::cout, cmd.bench->name, points, cmd.opts.format);
+        state.exit_code = exit_code::success;
+        return;
+      }
+      if (!cmd.opts.cpu_only)
         for (const int d : cmd.opts.devices) cuda::require_device(d);
       run_context ctx(cmd.opts);
       const auto report = execute(points, ctx, state.argv);

@@ -70,44 +70,57 @@ std::map<const common_options*, raw_text*>& raw_of() {
 }
 } // namespace
 
-void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec) {
+void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec,
+                        const common_option_set& offered) {
   auto& raw = *raw_store().emplace_back(std::make_unique<raw_text>());
   raw_of()[&opts] = &raw;
   device_spec = "0";
-  cmd.add_option("--device", device_spec, "GPU index, list (0,1) or all")->capture_default_str();
-  raw.format_option = cmd.add_option("--format", raw.format, "stdout format: table, json, csv, md")
-                          ->capture_default_str();
-  raw.output_option = cmd.add_option(
-      "--output", opts.output_path,
-      "also write the result to FILE (atomic; format from --output-format, else FILE's "
-      "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)");
+  // Every valued option shows its type and its default in --help.
+  const auto typed = [&cmd](const char* name, auto& target, const char* help, const char* type) {
+    return cmd.add_option(name, target, help)->type_name(type)->capture_default_str();
+  };
+  typed("--device", device_spec, "GPU index, list (0,1) or all", "N|LIST|all");
+  typed("--format", raw.format, "stdout format", "{table|json|csv|md}");
+  cmd.add_option("--output", opts.output_path,
+                 "also write the result to FILE (atomic; format from --output-format, else FILE's "
+                 "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)")
+      ->type_name("FILE");
   cmd.add_option("--output-format", raw.output_format,
-                 "format of the --output file: json, table, csv, md (default: --format if given, "
-                 "else json)");
-  cmd.add_option("--warmup", opts.measure.warmup, "discarded samples before sampling")
-      ->capture_default_str();
-  cmd.add_option("--min-samples", opts.measure.min_samples, "at least this many samples")
-      ->capture_default_str();
-  cmd.add_option("--max-samples", opts.measure.max_samples, "at most this many samples")
-      ->capture_default_str();
-  cmd.add_option("--min-time", opts.measure.min_time, "seconds of sampled time before stopping")
-      ->capture_default_str();
-  cmd.add_option("--max-noise", raw.max_noise, "stop when rel. stddev <= PCT percent")
-      ->capture_default_str();
-  cmd.add_option("--timeout", opts.measure.timeout,
-                 "wall seconds per measurement at most, warm-up included")
-      ->capture_default_str();
-  cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
-  cmd.add_option("--seed", opts.seed, "seed of all random inputs and parameters")
-      ->check(check_seed)
-      ->capture_default_str();
-  cmd.add_option("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all)")
-      ->capture_default_str();
-  cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");
-  cmd.add_flag(
-      "--no-verify", [&opts](std::int64_t) { opts.verify = false; }, "skip the GPU-vs-CPU check");
-  cmd.add_flag("-q,--quiet", raw.quiet, "no logs or progress on stderr");
-  cmd.add_flag("-v,--verbose", raw.verbose, "more detail on stderr");
+                 "format of the --output file (default: from FILE's extension, else --format if "
+                 "given, else json)")
+      ->type_name("{json|table|csv|md}");
+  if (offered.measurement) {
+    typed("--warmup", opts.measure.warmup, "discarded samples before sampling (0 to 1000000)",
+          "INT");
+    typed("--min-samples", opts.measure.min_samples, "at least this many samples (1 to 10000000)",
+          "INT");
+    typed("--max-samples", opts.measure.max_samples,
+          "at most this many samples (--min-samples to 10000000)", "INT");
+    typed("--min-time", opts.measure.min_time,
+          "seconds of sampled time before stopping (0 to 86400)", "SECONDS");
+    typed("--max-noise", raw.max_noise,
+          "stop when rel. stddev <= PCT percent (above 0, at most 100)", "PCT");
+    typed("--timeout", opts.measure.timeout,
+          "wall seconds per measurement at most, warm-up included (above 0, at most 86400)",
+          "SECONDS");
+    cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
+  }
+  if (offered.inputs) {
+    typed("--seed", opts.seed, "seed of all random inputs and parameters", "UINT64")
+        ->check(check_seed);
+    cmd.add_flag(
+        "--no-verify", [&opts](std::int64_t) { opts.verify = false; }, "skip the GPU-vs-CPU check");
+  }
+  if (offered.cpu_threads)
+    typed("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all; at most 4096)",
+          "INT");
+  if (offered.cpu_only)
+    cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");
+  if (offered.logging) {
+    cmd.add_flag("-q,--quiet", raw.quiet, "no logs or progress on stderr");
+    cmd.add_flag("-v,--verbose", raw.verbose,
+                 "more detail on stderr: each point's outcome and time as it finishes");
+  }
 }
 
 void finish_common_options(common_options& opts, const std::string& device_spec) {
@@ -170,6 +183,57 @@ output_format output_file_format(const std::string& output_format_text,
     throw usage_error(fmt::format("--output-format: '{}' is not one of table, json, csv, md",
                                   output_format_text.substr(0, 80)));
   return *f;
+}
+
+namespace {
+
+/// The long option names of `app`, with their dashes.
+std::vector<std::string> option_names(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : app.get_options())
+    for (const auto& n : o->get_lnames()) out.push_back("--" + n);
+  return out;
+}
+
+/// The words of an ExtrasError's message ("... not expected: a b").
+std::vector<std::string> unexpected_words(const CLI::Error& e) {
+  const std::string text = e.what();
+  const auto colon = text.rfind(": ");
+  std::vector<std::string> words;
+  std::istringstream in(colon == std::string::npos ? std::string() : text.substr(colon + 2));
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+} // namespace
+
+void install_suggestions(CLI::App& app) {
+  app.failure_message([](const CLI::App* top, const CLI::Error& e) {
+    std::string msg = CLI::FailureMessage::simple(top, e);
+    // The words nobody took: an ExtrasError names them; a missing subcommand leaves them over.
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+    const auto words = extras ? unexpected_words(e) : top->remaining();
+    if (words.empty()) return msg;
+    const auto chosen = top->get_subcommands();
+    const CLI::App& scope = chosen.empty() ? *top : *chosen.front();
+    std::vector<std::string> subcommands;
+    for (const CLI::App* sub : top->get_subcommands({})) subcommands.push_back(sub->get_name());
+    std::string hints;
+    for (const auto& w : words) {
+      const benchmark* b = chosen.empty() ? nullptr : find_benchmark(scope.get_name());
+      if (w == "--cpu-only" && b != nullptr && !b->supports_cpu_only) {
+        hints += fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU\n", b->name);
+        continue;
+      }
+      const bool option = w.starts_with("-");
+      const auto match = closest_match(option ? w.substr(0, w.find('=')) : w,
+                                       option           ? option_names(scope)
+                                       : chosen.empty() ? subcommands
+                                                        : std::vector<std::string>{});
+      if (match) hints += fmt::format("'{}': did you mean '{}'?\n", w, *match);
+    }
+    return hints.empty() ? msg : hints + msg;
+  });
 }
 
 int emit_report(const run_report& report, const common_options& opts) {

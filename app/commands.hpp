@@ -21,7 +21,9 @@ struct cli_state {
 
 /// Adds --device --format --output --warmup ... (design section 2) to `cmd`, bound to `opts`;
 /// `device_spec` receives the raw --device text ("0", "0,1" or "all").
-void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec);
+/// Only the options `offered` says do something in that subcommand are added.
+void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec,
+                        const common_option_set& offered = {});
 /// Resolves --device, validates the measurement options and checks --output's folder.
 void finish_common_options(common_options& opts, const std::string& device_spec);
 /// Writes --output, then stdout, in their formats (output.hpp's deliver); returns the exit code.
@@ -41,6 +43,9 @@ void add_report_command(CLI::App& app, cli_state& state);
 // Delivery (issue 15): doctor, completions and the hidden man page writer.
 void add_doctor_command(CLI::App& app, cli_state& state);
 void add_completions_command(CLI::App& app, cli_state& state);
+
+/// Makes a mistyped subcommand or option answer with "did you mean ...?".
+void install_suggestions(CLI::App& app);
 
 /// The exit-code table shown at the end of every --help.
 extern const char* const exit_codes_help;

@@ -48,14 +48,18 @@ void add_devices_command(CLI::App& app, cli_state& state) {
   sub->footer(
       std::string("Examples:\n  gpubench devices\n  gpubench devices --measure --format json\n\n") +
       exit_codes_help);
-  add_common_options(*sub, cmd.opts, cmd.device_spec);
+  // Only --device, --format and --output: nothing here samples, draws inputs or runs on the CPU.
+  add_common_options(*sub, cmd.opts, cmd.device_spec,
+                     common_option_set{.measurement = false,
+                                       .inputs = false,
+                                       .cpu_threads = false,
+                                       .cpu_only = false,
+                                       .logging = false});
   cmd.device_spec = "all";
   sub->add_flag(
       "--measure", cmd.measure,
       "also measure D2D copy and pinned H2D/D2H bandwidth (the denominators of % of peak)");
   sub->callback([&state] {
-    if (cmd.opts.cpu_only)
-      throw usage_error("--cpu-only: devices lists GPUs; there is nothing to run on the CPU");
     finish_common_options(cmd.opts, cmd.device_spec);
     for (const int d : cmd.opts.devices) cuda::require_device(d);
     run_context ctx(cmd.opts);

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     cli.set_version_flag("--version", app::version_text());
     cli.require_subcommand(1);
     cli.footer(app::exit_codes_help);
+    app::install_suggestions(cli);
     app::add_benchmark_commands(cli, state);
     app::add_devices_command(cli, state);
     app::add_run_command(cli, state);

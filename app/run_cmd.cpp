@@ -37,7 +37,9 @@ in docs/run-files.md (JSON Schema: docs/schema/run-file.schema.json).
 void add_run_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<run_args>();
   CLI::App* cmd = app.add_subcommand("run", "Run the benchmarks listed in a JSON run file");
-  cmd->add_option("FILE", args->path, "Run file (JSON), e.g. configs/ci-smoke.json")->required();
+  auto* path_arg =
+      cmd->add_option("FILE", args->path, "Run file (JSON), e.g. configs/ci-smoke.json");
+  path_arg->type_name("PATH")->required();
   cmd->add_flag("--dry-run", args->dry_run, "List every point that would run, run nothing");
   add_common_options(*cmd, args->opts, args->device_spec);
   cmd->footer(std::string(run_examples) + exit_codes_help);
@@ -59,6 +61,9 @@ void add_run_command(CLI::App& app, cli_state& state) {
     // finish_common_options converts --max-noise from its text: apply the file's value again.
     apply_run_file_options(file.options, args->opts, args->device_spec, given);
     validate(args->opts.measure);
+    if (args->opts.verbosity > 0)
+      for (const auto& note : file.notes)
+        std::cerr << "gpubench: " << args->path << ": " << note << '\n';
     const auto points = plan_run_file(file, args->opts);
     if (args->dry_run) {
       std::ostringstream plan;

@@ -11,6 +11,7 @@
 #include "gpubench/half.hpp"
 #include "gpubench/host_buffer.hpp"
 #include "gpubench/image_io.hpp"
+#include "gpubench/phases.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/sizes.hpp"
 
@@ -28,55 +29,12 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::uint64_t max_batch = 1U << 20U;
-constexpr int max_size = 16384;
-constexpr int max_resize = 8192;
+constexpr double max_batch = 1U << 20U;
+constexpr double max_size = 16384;
+constexpr double max_resize = 8192;
 
-// ---- parsing and validation (every message names the option) ---------------------------------
-
-int int_option(const param_values& v, const char* name, std::uint64_t lo, std::uint64_t hi) {
-  const auto x = parse_size(value_of(v, name), name);
-  if (x < lo || x > hi)
-    throw usage_error(fmt::format("--{}: {} is out of range ({} to {})", name, x, lo, hi));
-  return static_cast<int>(x);
-}
-
-double number_option(const param_values& v, const char* name) {
-  const auto xs = parse_number_list(value_of(v, name), name);
-  if (xs.size() != 1)
-    throw usage_error(fmt::format("--{}: expected one number, got '{}'", name, value_of(v, name)));
-  return xs[0];
-}
-
-std::string word_option(const param_values& v, const char* name,
-                        std::initializer_list<const char*> allowed) {
-  const std::string& w = value_of(v, name);
-  std::string list;
-  for (const char* a : allowed) {
-    if (w == a) return w;
-    list += fmt::format("{}{}", list.empty() ? "" : ", ", a);
-  }
-  throw usage_error(fmt::format("--{}: '{}' is not one of {}", name, w, list));
-}
-
-std::vector<float> per_channel(const param_values& v, const char* name, int channels,
-                               bool positive) {
-  const auto xs = parse_number_list(value_of(v, name), name);
-  if (xs.size() != 1 && xs.size() != static_cast<std::size_t>(channels))
-    throw usage_error(fmt::format("--{}: give one value or one per channel ({}), not {}", name,
-                                  channels, xs.size()));
-  std::vector<float> out;
-  for (const double x : xs) {
-    if (positive && !(x > 0)) throw usage_error(fmt::format("--{}: {} must be positive", name, x));
-    if (std::fabs(x) > 1e30 || (positive && x < 1e-30))
-      throw usage_error(fmt::format("--{}: {} is out of range for float32", name, x));
-    out.push_back(static_cast<float>(x));
-  }
-  return out;
-}
-
-std::pair<double, double> sigma_option(const param_values& v) {
-  const std::string& text = value_of(v, "sigma");
+/// "LO:HI" or one value, both positive, LO <= HI.
+std::pair<double, double> parse_sigma(const std::string& text) {
   const auto colon = text.find(':');
   const auto lo = parse_number_list(text.substr(0, colon), "sigma");
   const auto hi =
@@ -91,60 +49,53 @@ std::pair<double, double> sigma_option(const param_values& v) {
   return {lo[0], hi[0]};
 }
 
-/// Everything but the batch, validated; the batch list separately.
-augment_config parse_config(const param_values& v) {
-  augment_config cfg;
-  const int size = int_option(v, "size", 1, max_size);
-  cfg.height = value_of(v, "height").empty() ? size : int_option(v, "height", 1, max_size);
-  cfg.width = value_of(v, "width").empty() ? size : int_option(v, "width", 1, max_size);
-  if (static_cast<std::uint64_t>(cfg.height) * static_cast<std::uint64_t>(cfg.width) >
-      max_image_pixels)
-    throw usage_error(fmt::format("--height/--width: {}x{} is more than {} pixels", cfg.height,
-                                  cfg.width, max_image_pixels));
-  const auto channels = parse_size(value_of(v, "channels"), "channels");
+/// One value or one per channel, each within float32's range (and positive for --std).
+std::vector<float> per_channel(const json& values, const char* name, int channels, bool positive) {
+  const auto xs = values.get<std::vector<double>>();
+  if (xs.size() != 1 && xs.size() != static_cast<std::size_t>(channels))
+    throw usage_error(fmt::format("--{}: give one value or one per channel ({}), not {}", name,
+                                  channels, xs.size()));
+  std::vector<float> out;
+  for (const double x : xs) {
+    if (positive && !(x > 0)) throw usage_error(fmt::format("--{}: {} must be positive", name, x));
+    if (std::fabs(x) > 1e30 || (positive && x < 1e-30))
+      throw usage_error(fmt::format("--{}: {} is out of range for float32", name, x));
+    out.push_back(static_cast<float>(x));
+  }
+  return out;
+}
+
+/// The checks that span parameters, and the canonical forms of height, width, sigma, mean, std.
+void finish_augment_point(json& p, const json& all, const common_options& /*opts*/) {
+  const auto channels = p.at("channels").get<std::uint64_t>();
   if (channels == 0) throw usage_error("--channels: 0 channels: an image needs at least 1");
   if (channels > static_cast<std::uint64_t>(augment_max_channels))
     throw usage_error(fmt::format("--channels: {} is more than the {} supported", channels,
                                   augment_max_channels));
-  cfg.channels = static_cast<int>(channels);
-  cfg.crop = int_option(v, "crop", 1, max_size);
-  if (cfg.crop > cfg.height || cfg.crop > cfg.width)
-    throw usage_error(
-        fmt::format("--crop {} is larger than the image ({}x{})", cfg.crop, cfg.width, cfg.height));
-  cfg.resize = int_option(v, "resize", 1, max_resize);
-  cfg.degrees = number_option(v, "degrees");
-  if (!(cfg.degrees >= 0 && cfg.degrees <= 180))
-    throw usage_error(fmt::format("--degrees: {} is out of range (0 to 180)", cfg.degrees));
-  cfg.interp = word_option(v, "interp", {"nearest", "bilinear"}) == "nearest"
-                   ? augment_interp::nearest
-                   : augment_interp::bilinear;
-  const auto blur = parse_size(value_of(v, "blur"), "blur");
+  const auto blur = p.at("blur").get<std::uint64_t>();
   if (blur == 0 || blur % 2 == 0 || blur > static_cast<std::uint64_t>(augment_max_blur))
     throw usage_error(
         fmt::format("--blur: {} is not an odd kernel size from 1 to {}", blur, augment_max_blur));
-  cfg.blur = static_cast<int>(blur);
-  if (cfg.blur / 2 >= cfg.resize)
+  if (!p.contains("height")) p["height"] = all.at("size");
+  if (!p.contains("width")) p["width"] = all.at("size");
+  const int height = p.at("height").get<int>();
+  const int width = p.at("width").get<int>();
+  if (static_cast<std::uint64_t>(height) * static_cast<std::uint64_t>(width) > max_image_pixels)
+    throw usage_error(fmt::format("--height/--width: {}x{} is more than {} pixels", height, width,
+                                  max_image_pixels));
+  const int crop = p.at("crop").get<int>();
+  if (crop > height || crop > width)
+    throw usage_error(
+        fmt::format("--crop {} is larger than the image ({}x{})", crop, width, height));
+  const int resize = p.at("resize").get<int>();
+  if (static_cast<int>(blur) / 2 >= resize)
     throw usage_error(fmt::format("--blur: a {}-tap kernel needs an output of at least {} pixels "
                                   "(--resize {})",
-                                  cfg.blur, cfg.blur / 2 + 1, cfg.resize));
-  std::tie(cfg.sigma_lo, cfg.sigma_hi) = sigma_option(v);
-  cfg.mean = per_channel(v, "mean", cfg.channels, false);
-  cfg.stddev = per_channel(v, "std", cfg.channels, true);
-  cfg.out = *parse_dtype(word_option(v, "out-dtype", {"f32", "f16", "bf16"}));
-  return cfg;
-}
-
-std::string interp_name(augment_interp i) {
-  return i == augment_interp::nearest ? "nearest" : "bilinear";
-}
-
-json config_to_point(const augment_config& cfg) {
-  return json{{"batch", cfg.batch},     {"height", cfg.height},
-              {"width", cfg.width},     {"channels", cfg.channels},
-              {"crop", cfg.crop},       {"resize", cfg.resize},
-              {"degrees", cfg.degrees}, {"interp", interp_name(cfg.interp)},
-              {"blur", cfg.blur},       {"sigma", fmt::format("{}:{}", cfg.sigma_lo, cfg.sigma_hi)},
-              {"mean", cfg.mean},       {"std", cfg.stddev}};
+                                  blur, blur / 2 + 1, resize));
+  const auto [lo, hi] = parse_sigma(p.at("sigma").get<std::string>());
+  p["sigma"] = fmt::format("{}:{}", lo, hi);
+  p["mean"] = per_channel(p.at("mean"), "mean", static_cast<int>(channels), false);
+  p["std"] = per_channel(p.at("std"), "std", static_cast<int>(channels), true);
 }
 
 struct impl_choice {
@@ -189,22 +140,19 @@ void require_fit(const augment_shape& shape, impl_choice impl, int device) {
   }
 }
 
-std::vector<json> plan_augment(const param_values& v, const common_options& opts) {
-  const auto batches = parse_size_list(value_of(v, "batch"), "batch");
-  for (const auto b : batches)
-    if (b == 0 || b > max_batch)
-      throw usage_error(fmt::format("--batch: {} is out of range (1 to {})", b, max_batch));
-  augment_config cfg = parse_config(v);
-  const std::string impl = word_option(v, "impl", {"staged", "fused", "all"});
-  const std::string& input = value_of(v, "input");
+/// Images from --input must be readable and --save-samples must be a directory before anything
+/// runs; a batch that cannot fit is skipped when its point runs (require_fit), not refused here.
+void check_augment_plan(const std::vector<json>& /*points*/, const json& all,
+                        const param_values& /*text*/, const common_options& /*opts*/) {
+  const std::string input = all.value("input", "");
   if (!input.empty()) {
-    if (cfg.channels > 4)
+    if (all.at("channels").get<int>() > 4)
       throw usage_error(fmt::format("--channels: {} channels cannot be read from --input images "
                                     "(1 to 4)",
-                                    cfg.channels));
+                                    all.at("channels").get<int>()));
     for (const auto& f : list_image_files(input, "input")) probe_image(f, "input");
   }
-  const std::string& samples = value_of(v, "save-samples");
+  const std::string samples = all.value("save-samples", "");
   if (!samples.empty()) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -218,19 +166,6 @@ std::vector<json> plan_augment(const param_values& v, const common_options& opts
     // pictures must not be found only after the measurement.
     check_samples_folder(samples);
   }
-  std::vector<json> points;
-  for (const auto b : batches) {
-    cfg.batch = static_cast<int>(b);
-    json p = config_to_point(cfg);
-    if (!opts.cpu_only) {
-      p["out-dtype"] = std::string(dtype_name(cfg.out));
-      p["impl"] = impl;
-    }
-    if (!input.empty()) p["input"] = input;
-    if (!samples.empty()) p["save-samples"] = samples;
-    points.push_back(std::move(p));
-  }
-  return points;
 }
 
 // ---- one point ------------------------------------------------------------------------------
@@ -249,11 +184,6 @@ float output_as_float(dtype t, const std::byte* p, std::size_t i) {
 }
 
 void derive(result& r, int batch) {
-  const auto ratio = [&](const char* key, const char* num, const char* den) {
-    const auto* x = r.find(num);
-    const auto* y = r.find(den);
-    if (x != nullptr && y != nullptr && y->median() > 0) r.derived[key] = x->median() / y->median();
-  };
   const auto with_upload = [&](const char* key, const char* impl) {
     const auto* cpu = r.find("cpu_reference");
     const auto* h2d = r.find("h2d");
@@ -267,9 +197,6 @@ void derive(result& r, int batch) {
   if (const auto* h2d = r.find("h2d"); h2d != nullptr)
     if (const auto* f = r.find("fused"); f != nullptr)
       r.derived["fused_with_upload_images_per_s"] = batch / (h2d->median() + f->median());
-  ratio("speedup_fused_vs_staged", "staged", "fused");
-  ratio("speedup_fused_vs_cpu_reference", "cpu_reference", "fused");
-  ratio("speedup_staged_vs_cpu_reference", "cpu_reference", "staged");
   with_upload("speedup_fused_with_upload_vs_cpu_reference", "fused");
   with_upload("speedup_staged_with_upload_vs_cpu_reference", "staged");
 }
@@ -315,8 +242,7 @@ result run_augment_point(const json& point, run_context& ctx) {
     ctx.log("augment: wrote {} sample pictures to {}", paths.size(), samples_dir);
   };
   if (opts.cpu_only) {
-    if (!interrupt_requested())
-      r.measurements.push_back(measure_host("cpu_reference", opts.measure, cpu_work, reference));
+    measure_cpu(r, "cpu_reference", opts.measure, cpu_work, reference);
     derive(r, cfg.batch);
     save(ref.data());
     return r;
@@ -367,21 +293,22 @@ result run_augment_point(const json& point, run_context& ctx) {
   std::vector<float> shown;
   const auto checked = [&](const char* name, const std::function<void(cudaStream_t)>& body,
                            std::byte* out) {
-    GPUBENCH_CUDA_TRY(cudaMemsetAsync(out, 0xFF, out_bytes, s));
+    std::vector<poison_target> poisoned{{out, out_bytes, true}};
     for (auto* b : {&full, &cropped, &resized, &rotated, &blurred})
-      if (b->size() > 0) GPUBENCH_CUDA_TRY(cudaMemsetAsync(b->data(), 0xFF, b->bytes(), s));
-    body(s);
-    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(got.data(), out, out_bytes, cudaMemcpyDeviceToHost, s));
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
-    r.verify.merge(augment_cpu::check_output(shape, ref.data(), got.data(), pool), name);
+      poisoned.push_back({b->data(), b->bytes(), true});
+    const auto outcome = checked_run(
+        s, poisoned,
+        [&](cudaStream_t st) {
+          body(st);
+          GPUBENCH_CUDA_TRY(
+              cudaMemcpyAsync(got.data(), out, out_bytes, cudaMemcpyDeviceToHost, st));
+        },
+        [&] { return augment_cpu::check_output(shape, ref.data(), got.data(), pool); });
+    r.verify.merge(outcome, name);
   };
   if (opts.verify) {
     if (impl.staged) checked("staged", staged, d_staged.data());
     if (impl.fused) checked("fused", fused, d_fused.data());
-    if (!r.verify.passed) {
-      r.status = result_status::failed;
-      r.reason = "GPU output differs from the CPU reference";
-    }
   }
   if (!samples_dir.empty()) {
     // Show what the GPU produced (fused when it ran).
@@ -404,12 +331,9 @@ result run_augment_point(const json& point, run_context& ctx) {
 
   const auto measure = [&](const char* name, double bytes,
                            const std::function<void(cudaStream_t)>& body) {
-    if (interrupt_requested()) return;
-    r.measurements.push_back(sampler.run(name, opts.measure, {bytes, images, "images"}, body));
-    if (std::string_view(name) != "h2d") add_peak_fractions(r.measurements.back(), dev);
+    measure_gpu(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
   };
-  if (!interrupt_requested())
-    r.measurements.push_back(measure_host("cpu_reference", opts.measure, cpu_work, reference));
+  measure_cpu(r, "cpu_reference", opts.measure, cpu_work, reference);
   if (impl.staged) measure("staged", cuda::augment_staged_bytes(shape).total(), staged);
   if (impl.fused) measure("fused", cuda::augment_fused_bytes(shape), fused);
   measure("h2d", static_cast<double>(in_bytes), upload);
@@ -446,27 +370,127 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
 
 } // namespace
 
+const std::vector<param_spec>& augment_param_table() {
+  using k = param_kind;
+  static const std::vector<param_spec> table{
+      {.name = "batch",
+       .help = "images per batch: 32, lists 32,128,256, ranges 32:256:x2",
+       .default_value = "32",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 1,
+       .max = max_batch},
+      {.name = "size",
+       .help = "input image side (height and width)",
+       .default_value = "256",
+       .kind = k::size,
+       .min = 1,
+       .max = max_size,
+       .in_point = false},
+      {.name = "height",
+       .help = "input image height (default: --size)",
+       .kind = k::size,
+       .min = 1,
+       .max = max_size},
+      {.name = "width",
+       .help = "input image width (default: --size)",
+       .kind = k::size,
+       .min = 1,
+       .max = max_size},
+      {.name = "channels",
+       .help = "channels per image (1 to 16; 1 to 4 with --input)",
+       .default_value = "3",
+       .kind = k::size},
+      {.name = "crop",
+       .help = "side of the random square crop",
+       .default_value = "128",
+       .kind = k::size,
+       .min = 1,
+       .max = max_size},
+      {.name = "resize",
+       .help = "side the crop is resized to (bilinear, half-pixel centres)",
+       .default_value = "256",
+       .kind = k::size,
+       .min = 1,
+       .max = max_resize},
+      {.name = "degrees",
+       .help = "rotation angle drawn uniformly in [-D, +D] degrees, counter-clockwise",
+       .default_value = "45",
+       .kind = k::number,
+       .min = 0,
+       .max = 180},
+      {.name = "interp",
+       .help = "rotation sampling",
+       .default_value = "nearest",
+       .kind = k::word,
+       .choices = {"nearest", "bilinear"}},
+      {.name = "blur",
+       .help = "gaussian kernel size: odd, 1 to 31",
+       .default_value = "7",
+       .kind = k::size},
+      {.name = "sigma",
+       .help = "blur sigma drawn uniformly in LO:HI per image (or one value), positive",
+       .default_value = "0.1:2.0",
+       .kind = k::text,
+       .metavar = "LO:HI"},
+      {.name = "mean",
+       .help = "normalize: subtracted, one value or one per channel",
+       .default_value = "0",
+       .kind = k::numbers},
+      {.name = "std",
+       .help = "normalize: divided by, one value or one per channel (positive)",
+       .default_value = "1",
+       .kind = k::numbers},
+      {.name = "out-dtype",
+       .help = "output type",
+       .default_value = "f32",
+       .kind = k::word,
+       .choices = {"f32", "f16", "bf16"},
+       .gpu_only = true},
+      {.name = "impl",
+       .help = "GPU implementation: staged (one kernel per op), fused (one pass) or all",
+       .default_value = "all",
+       .kind = k::word,
+       .choices = {"staged", "fused", "all"},
+       .gpu_only = true},
+      {.name = "input",
+       .help = "read the images from this directory (PNG/JPEG, resized to the batch shape) "
+               "instead of synthesizing them",
+       .kind = k::path},
+      {.name = "save-samples",
+       .help = "write the first images before and after augmentation as PNG into this "
+               "directory",
+       .kind = k::path},
+  };
+  return table;
+}
+
 augment_config augment_config_from_point(const json& point) {
+  const auto get = [&](const char* name) {
+    return point_value(augment_param_table(), point, name);
+  };
   augment_config cfg;
-  cfg.batch = point.at("batch").get<int>();
-  cfg.height = point.at("height").get<int>();
-  cfg.width = point.at("width").get<int>();
-  cfg.channels = point.at("channels").get<int>();
-  cfg.crop = point.at("crop").get<int>();
-  cfg.resize = point.at("resize").get<int>();
-  cfg.degrees = point.at("degrees").get<double>();
-  cfg.interp =
-      point.at("interp") == "bilinear" ? augment_interp::bilinear : augment_interp::nearest;
-  cfg.blur = point.at("blur").get<int>();
-  const std::string sigma = point.at("sigma").get<std::string>();
-  const auto colon = sigma.find(':');
-  cfg.sigma_lo = std::stod(sigma.substr(0, colon));
-  cfg.sigma_hi = std::stod(sigma.substr(colon + 1));
-  cfg.mean = point.at("mean").get<std::vector<float>>();
-  cfg.stddev = point.at("std").get<std::vector<float>>();
-  cfg.out = parse_dtype(point.value("out-dtype", "f32")).value_or(dtype::f32);
+  cfg.batch = get("batch").get<int>();
+  cfg.height = point.contains("height") ? get("height").get<int>() : get("size").get<int>();
+  cfg.width = point.contains("width") ? get("width").get<int>() : get("size").get<int>();
+  cfg.channels = get("channels").get<int>();
+  cfg.crop = get("crop").get<int>();
+  cfg.resize = get("resize").get<int>();
+  cfg.degrees = get("degrees").get<double>();
+  cfg.interp = get("interp") == "bilinear" ? augment_interp::bilinear : augment_interp::nearest;
+  cfg.blur = get("blur").get<int>();
+  std::tie(cfg.sigma_lo, cfg.sigma_hi) = parse_sigma(get("sigma").get<std::string>());
+  // Through float, as the plan writes them: a point read back gives the numbers it ran with.
+  for (const auto& [key, out] : {std::pair{"mean", &cfg.mean}, std::pair{"std", &cfg.stddev}}) {
+    out->clear();
+    for (const double x : get(key).get<std::vector<double>>())
+      out->push_back(static_cast<float>(x));
+  }
+  cfg.out = *parse_dtype(get("out-dtype").get<std::string>());
   return cfg;
 }
+
+augment_config default_augment_config() { return augment_config_from_point(json::object()); }
 
 benchmark make_augment_benchmark() {
   benchmark b;
@@ -481,36 +505,23 @@ benchmark make_augment_benchmark() {
       "  gpubench augment --input photos/ --save-samples out/ --batch 8\n"
       "  gpubench augment --size 512 --crop 224 --resize 224 --degrees 10 --interp bilinear\n"
       "  gpubench augment --mean 123.7,116.3,103.5 --std 58.4,57.1,57.4 --cpu-only\n";
-  b.params = {
-      {"batch", "images per batch: 32, lists 32,128,256, ranges 32:256:x2", "32", true},
-      {"size", "input image side (height and width)", "256", false},
-      {"height", "input image height (default: --size)", "", false},
-      {"width", "input image width (default: --size)", "", false},
-      {"channels", "channels per image (1 to 16; 1 to 4 with --input)", "3", false},
-      {"crop", "side of the random square crop", "128", false},
-      {"resize", "side the crop is resized to (bilinear, half-pixel centres)", "256", false},
-      {"degrees", "rotation angle drawn uniformly in [-D, +D] degrees, counter-clockwise", "45",
-       false},
-      {"interp", "rotation sampling: nearest or bilinear", "nearest", false},
-      {"blur", "gaussian kernel size: odd, 1 to 31", "7", false},
-      {"sigma", "blur sigma drawn uniformly in LO:HI per image (or one value)", "0.1:2.0", false},
-      {"mean", "normalize: subtracted, one value or one per channel", "0", false},
-      {"std", "normalize: divided by, one value or one per channel (positive)", "1", false},
-      {"out-dtype", "output type: f32, f16 or bf16", "f32", false},
-      {"impl", "GPU implementation: staged (one kernel per op), fused (one pass) or all", "all",
-       false},
-      {"input",
-       "read the images from this directory (PNG/JPEG, resized to the batch shape) "
-       "instead of synthesizing them",
-       "", false},
-      {"save-samples",
-       "write the first images before and after augmentation as PNG into this "
-       "directory",
-       "", false},
-  };
-  b.plan = plan_augment;
+  b.params = augment_param_table();
+  b.finish_point = finish_augment_point;
+  b.check_plan = check_augment_plan;
   b.run_point = run_augment_point;
+  b.device_bytes = [](const json& point) {
+    return device_bytes_needed(make_augment_shape(augment_config_from_point(point)),
+                               impls_of(point), 0);
+  };
+  b.after_point.ratios = {
+      {"speedup_fused_vs_staged", "staged", "fused"},
+      {"speedup_fused_vs_cpu_reference", "cpu_reference", "fused"},
+      {"speedup_staged_vs_cpu_reference", "cpu_reference", "staged"},
+  };
+  b.after_point.peak_fraction_of = {"staged", "fused"};
+  b.after_point.verify_failure = "GPU output differs from the CPU reference";
   b.summary_table = write_summary;
+  complete_declaration(b);
   return b;
 }
 

@@ -1,5 +1,6 @@
 // pipeline's settings: names, the networks of each scenario, the work each stage does and the
 // device memory a point needs.
+#include "gpubench/augment_bench.hpp"
 #include "gpubench/augment_params.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/pipeline.hpp"
@@ -27,7 +28,8 @@ bool pipeline_config::has(pipeline_mode m) const noexcept {
 }
 
 augment_config pipeline_augment_config(int batch) {
-  augment_config a; // the augment benchmark's defaults: 3 x 256 x 256, crop 128, resize 256
+  // The augment benchmark's defaults (its parameter table): 3 x 256 x 256, crop 128, resize 256.
+  augment_config a = default_augment_config();
   a.batch = batch;
   return a;
 }

@@ -131,6 +131,10 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
     if (const auto it = summaries.find(name);
         it != summaries.end() && it->second && !results.empty())
       it->second(os, results);
+  // One line that says what the columns mean and why a row stopped where it did.
+  os << "Legend: clock gpu = CUDA events after an L2 flush, gpu/w = --warm, host = steady clock; "
+        "rel.sd = relative standard deviation; conv yes = stopped once rel.sd <= --max-noise, no = "
+        "stopped by --max-samples or --timeout first; skipped/error = did not run, reason given\n";
 }
 
 namespace {

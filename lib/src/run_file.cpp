@@ -2,6 +2,7 @@
 #include "gpubench/run_file.hpp"
 
 #include "gpubench/errors.hpp"
+#include "gpubench/plan_listing.hpp"
 #include "gpubench/text_table.hpp"
 
 #include <fmt/format.h>
@@ -139,25 +140,60 @@ std::string device_of(const json& v, std::string_view path) {
   fail(path, v, expected);
 }
 
-run_file_options parse_options(const json& j, std::string_view path) {
+/// The keys of "options": the command line's option names without the dashes.
+constexpr std::string_view option_keys[] = {"device",   "warmup",      "min-samples", "max-samples",
+                                            "min-time", "max-noise",   "timeout",     "warm",
+                                            "seed",     "cpu-threads", "cpu-only",    "no-verify"};
+
+/// The spelling of "options" before it followed the command line (still read, with a note).
+std::optional<std::string_view> current_spelling(std::string_view old) {
+  static constexpr std::pair<std::string_view, std::string_view> renamed[] = {
+      {"min_samples", "min-samples"}, {"max_samples", "max-samples"}, {"min_time", "min-time"},
+      {"max_noise", "max-noise"},     {"cpu_threads", "cpu-threads"}, {"cpu_only", "cpu-only"},
+      {"verify", "no-verify"}};
+  for (const auto& [from, to] : renamed)
+    if (from == old) return to;
+  return std::nullopt;
+}
+
+run_file_options parse_options(const json& j, std::string_view path,
+                               std::vector<std::string>& notes) {
   if (!j.is_object()) fail(path, j, "an object of measurement options");
-  reject_unknown_keys(j, path,
-                      {"device", "warmup", "min_samples", "max_samples", "min_time", "max_noise",
-                       "timeout", "warm", "seed", "cpu_threads", "cpu_only", "verify"});
   run_file_options o;
-  for (const auto& [key, v] : j.items()) {
-    const auto p = child(path, key);
+  std::vector<std::string> seen;
+  for (const auto& [written, v] : j.items()) {
+    const auto p = child(path, written);
+    std::string key = written;
+    if (const auto now = current_spelling(written)) {
+      key = std::string(*now);
+      notes.push_back(written == "verify"
+                          ? fmt::format("{}: deprecated; write \"no-verify\": {} (as the command "
+                                        "line spells it)",
+                                        p, v.is_boolean() && v.get<bool>() ? "false" : "true")
+                          : fmt::format("{}: the snake_case spelling is deprecated; write \"{}\" "
+                                        "(as the command line spells it)",
+                                        p, key));
+    }
+    if (std::find(std::begin(option_keys), std::end(option_keys), key) == std::end(option_keys)) {
+      const std::vector<std::string> known(std::begin(option_keys), std::end(option_keys));
+      throw usage_error(fmt::format("{}: unknown key (value {}); expected one of {}{}", p, show(v),
+                                    join(known), did_you_mean(written, known)));
+    }
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw usage_error(
+          fmt::format("{}: \"{}\" is given twice (once in the old spelling)", p, key));
+    seen.push_back(key);
     if (key == "device")
       o.device = device_of(v, p);
     else if (key == "warmup")
       o.warmup = int_of(v, p, 0);
-    else if (key == "min_samples")
+    else if (key == "min-samples")
       o.min_samples = int_of(v, p, 1);
-    else if (key == "max_samples")
+    else if (key == "max-samples")
       o.max_samples = int_of(v, p, 1);
-    else if (key == "min_time")
+    else if (key == "min-time")
       o.min_time = seconds_of(v, p, true);
-    else if (key == "max_noise")
+    else if (key == "max-noise")
       o.max_noise = percent_of(v, p);
     else if (key == "timeout")
       o.timeout = seconds_of(v, p, false);
@@ -166,15 +202,17 @@ run_file_options parse_options(const json& j, std::string_view path) {
     else if (key == "seed")
       o.seed =
           static_cast<std::uint64_t>(integer_of(v, p, 0, std::numeric_limits<std::int64_t>::max()));
-    else if (key == "cpu_threads")
+    else if (key == "cpu-threads")
       o.cpu_threads = int_of(v, p, 0);
-    else if (key == "cpu_only")
+    else if (key == "cpu-only")
       o.cpu_only = bool_of(v, p);
-    else if (key == "verify")
+    else if (written == "verify")
       o.verify = bool_of(v, p);
+    else if (key == "no-verify")
+      o.verify = !bool_of(v, p);
   }
   if (o.min_samples && o.max_samples && *o.min_samples > *o.max_samples) {
-    throw usage_error(fmt::format("{}: min_samples ({}) is larger than max_samples ({})", path,
+    throw usage_error(fmt::format("{}: min-samples ({}) is larger than max-samples ({})", path,
                                   *o.min_samples, *o.max_samples));
   }
   return o;
@@ -232,8 +270,8 @@ run_file_entry parse_entry(const json& j, std::string_view path,
   const auto it = std::find_if(catalog.begin(), catalog.end(),
                                [&](const benchmark& b) { return b.name == bench_name; });
   if (it == catalog.end()) {
-    throw usage_error(fmt::format("{}: \"{}\" is not a benchmark; expected one of {}", bench_path,
-                                  bench_name, join(names)));
+    throw usage_error(fmt::format("{}: \"{}\" is not a benchmark; expected one of {}{}", bench_path,
+                                  bench_name, join(names), did_you_mean(bench_name, names)));
   }
 
   run_file_entry e;
@@ -253,8 +291,9 @@ run_file_entry parse_entry(const json& j, std::string_view path,
     const auto spec = std::find_if(e.bench->params.begin(), e.bench->params.end(),
                                    [&](const param_spec& s) { return s.name == name; });
     if (spec == e.bench->params.end()) {
-      throw usage_error(fmt::format("{}: unknown parameter of {} (value {}); expected one of {}", p,
-                                    e.bench->name, show(v), join(known)));
+      throw usage_error(fmt::format("{}: unknown parameter of {} (value {}); expected one of {}{}",
+                                    p, e.bench->name, show(v), join(known),
+                                    did_you_mean(key, known)));
     }
     e.params[key] = param_text(v, *spec, p);
   }
@@ -284,7 +323,7 @@ run_file parse_run_file(const json& j, std::span<const benchmark> catalog) {
   if (j.contains("$schema")) (void)text_of(j.at("$schema"), "$schema");
   if (j.contains("name")) f.name = text_of(j.at("name"), "name");
   if (j.contains("description")) f.description = text_of(j.at("description"), "description");
-  if (j.contains("options")) f.options = parse_options(j.at("options"), "options");
+  if (j.contains("options")) f.options = parse_options(j.at("options"), "options", f.notes);
   if (!j.contains("benchmarks")) {
     throw usage_error("benchmarks: missing; expected a non-empty list of "
                       "{\"benchmark\": NAME, \"params\": {...}} entries");
@@ -370,22 +409,8 @@ std::string describe_params(const json& params) {
 
 void write_plan(std::ostream& os, const run_file& file, const std::vector<planned_point>& points,
                 output_format format) {
-  if (format == output_format::json) {
-    json list = json::array();
-    for (const auto& p : points)
-      list.push_back({{"benchmark", p.bench->name}, {"params", p.params}});
-    json doc = {{"name", file.name}, {"points", std::move(list)}};
-    os << doc.dump(2) << '\n';
-    return;
-  }
-  const auto title = file.name.empty() ? std::string("run file") : file.name;
-  os << fmt::format("{}: {} point{} would run\n", title, points.size(),
-                    points.size() == 1 ? "" : "s");
-  const auto width = std::to_string(points.size()).size();
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    os << fmt::format("{:>{}}  {:<9} {}\n", i + 1, width, points[i].bench->name,
-                      describe_params(points[i].params));
-  }
+  write_plan(os, file.name.empty() ? std::string_view("run file") : std::string_view(file.name),
+             points, format);
 }
 
 } // namespace gpubench

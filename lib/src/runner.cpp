@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -106,6 +107,27 @@ void inject_fault(const injected_fault& f, const planned_point& p, std::size_t i
 }
 
 } // namespace
+
+void complete_point(const point_plumbing& plumbing, result& r, run_context& ctx, int device) {
+  if (r.verify.performed && !r.verify.passed && r.status == result_status::ok) {
+    r.status = result_status::failed;
+    r.reason = plumbing.verify_failure.empty() ? "verification failed" : plumbing.verify_failure;
+  }
+  for (auto& m : r.measurements) {
+    const bool wanted =
+        std::find(plumbing.peak_fraction_of.begin(), plumbing.peak_fraction_of.end(), m.name) !=
+        plumbing.peak_fraction_of.end();
+    // Only a measurement with samples: the peaks were measured (and cached) before it.
+    if (device >= 0 && wanted && !m.samples.empty())
+      add_peak_fractions(m, ctx.device_with_peaks(device));
+  }
+  for (const auto& ratio : plumbing.ratios) {
+    const auto* x = r.find(ratio.numerator);
+    const auto* y = r.find(ratio.denominator);
+    if (x != nullptr && y != nullptr && y->median() > 0)
+      r.derived[ratio.key] = x->median() / y->median();
+  }
+}
 
 std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
                                        const common_options& opts) {
@@ -241,6 +263,9 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     r.benchmark = p.bench->name;
     r.device = point_device(p.params);
     r.params.erase("device");
+    ctx.log_verbose("point {}/{}: {}: {}{} after {:.1f} s", i + 1, points.size(), point_label(p),
+                    to_string(r.status), r.reason.empty() ? "" : " (" + r.reason + ")",
+                    std::chrono::duration<double>(clock::now() - started).count() - elapsed);
     rep.results.push_back(std::move(r));
     if (stop) break;
     if (interrupt_requested()) {

@@ -5,6 +5,7 @@
 #include "gpubench/cuda/vecadd.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/host_buffer.hpp"
+#include "gpubench/phases.hpp"
 #include "gpubench/sizes.hpp"
 #include "gpubench/vecadd_cpu.hpp"
 
@@ -18,58 +19,6 @@ namespace gpubench {
 using nlohmann::json;
 
 namespace {
-
-constexpr std::uint64_t max_elements = std::uint64_t{1} << 36U;
-
-std::uint64_t single_size(const param_values& v, const char* name, std::uint64_t lo,
-                          std::uint64_t hi) {
-  const auto x = parse_size(value_of(v, name), name);
-  if (x < lo || x > hi)
-    throw usage_error(fmt::format("--{}: {} is out of range ({} to {})", name, x, lo, hi));
-  return x;
-}
-
-std::vector<json> plan_vecadd(const param_values& v, const common_options& opts) {
-  const auto sizes = parse_size_list(value_of(v, "n"), "n");
-  for (const auto n : sizes)
-    if (n == 0 || n > max_elements)
-      throw usage_error(fmt::format("--n: {} is out of range (1 to 2^36 elements)", n));
-  const auto types = parse_word_list(value_of(v, "dtype"), "dtype", {"f32", "f64", "f16", "bf16"});
-  const auto kernels = parse_word_list(value_of(v, "kernel"), "kernel", {"seed", "vectorized"});
-  const auto memories = parse_word_list(value_of(v, "memory"), "memory", {"pinned", "pageable"});
-  const auto blocks = parse_size_list(value_of(v, "block"), "block");
-  for (const auto b : blocks)
-    if (b < 32 || b > 1024 || b % 32 != 0)
-      throw usage_error(fmt::format("--block: {} must be a multiple of 32 from 32 to 1024", b));
-  const auto& grid = value_of(v, "grid");
-  if (grid != "vectors" && grid != "device") {
-    const auto g = parse_size(grid, "grid");
-    if (g < 1 || g > (1U << 31U) - 1)
-      throw usage_error(fmt::format("--grid: {} is out of range (1 to 2^31-1 blocks)", g));
-  }
-  const auto chunks = single_size(v, "chunks", 1, 4096);
-  const auto streams = single_size(v, "streams", 1, 64);
-  std::vector<json> points;
-  for (const auto n : sizes)
-    for (const auto& t : types)
-      for (const auto& k : opts.cpu_only ? std::vector<std::string>{"none"} : kernels)
-        for (const auto& m : opts.cpu_only ? std::vector<std::string>{"pageable"} : memories)
-          for (const auto b : opts.cpu_only ? std::vector<std::uint64_t>{0} : blocks) {
-            json p{{"n", n}, {"dtype", t}};
-            if (!opts.cpu_only) {
-              p["kernel"] = k;
-              p["memory"] = m;
-              p["block"] = b;
-              p["grid"] = grid == "vectors" || grid == "device"
-                              ? grid
-                              : std::to_string(parse_size(grid, "grid"));
-              p["chunks"] = chunks;
-              p["streams"] = streams;
-            }
-            points.push_back(std::move(p));
-          }
-  return points;
-}
 
 /// Chunk boundaries for the overlapped path, rounded to 256 elements so every chunk keeps the
 /// 16-byte alignment of the buffers.
@@ -181,35 +130,31 @@ result run_vecadd_point(const json& point, run_context& ctx) {
     }
   };
 
-  // Checked runs: outputs poisoned (all-ones bytes are NaN in every float type) before each.
+  // Checked runs against poisoned outputs; the runner turns a failed check into the verdict.
   const auto checked = [&](const std::function<void(cudaStream_t)>& body, bool from_device) {
-    GPUBENCH_CUDA_TRY(cudaMemsetAsync(dc.data(), 0xFF, bytes, s));
-    std::memset(c.data(), 0xFF, bytes);
-    body(s);
-    if (from_device)
-      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, s));
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
-    return check_vecadd(type, ref.data(), c.data(), n, pool);
+    return checked_run(
+        s, {{dc.data(), bytes, true}, {c.data(), bytes, false}},
+        [&](cudaStream_t st) {
+          body(st);
+          if (from_device)
+            GPUBENCH_CUDA_TRY(
+                cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
+        },
+        [&] { return check_vecadd(type, ref.data(), c.data(), n, pool); });
   };
   if (opts.verify) {
     r.verify.merge(checked(kernel, true), "kernel");
     r.verify.merge(checked(end_to_end, false), "end_to_end");
     r.verify.merge(checked(overlapped, false), "end_to_end_overlapped");
-    if (!r.verify.passed) {
-      r.status = result_status::failed;
-      r.reason = "GPU result differs from the CPU reference";
-    }
   }
 
   const double nd = static_cast<double>(n);
   const double bd = static_cast<double>(bytes);
   const auto measure = [&](const char* name, work_counts w,
                            const std::function<void(cudaStream_t)>& body) {
-    if (interrupt_requested()) return;
-    r.measurements.push_back(sampler.run(name, opts.measure, std::move(w), body));
+    measure_gpu(r, sampler, name, opts.measure, std::move(w), body);
   };
   measure("kernel", work, kernel);
-  if (!r.measurements.empty()) add_peak_fractions(r.measurements.back(), dev);
   measure("h2d", {2 * bd, nd, "elements"}, [&](cudaStream_t st) {
     GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, st));
     GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, st));
@@ -220,16 +165,6 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   measure("end_to_end", {3 * bd, nd, "elements"}, end_to_end);
   measure("end_to_end_overlapped", {3 * bd, nd, "elements"}, overlapped);
   r.measurements.push_back(std::move(cpu));
-
-  const auto ratio = [&](const char* key, const char* num, const char* den) {
-    const auto* x = r.find(num);
-    const auto* y = r.find(den);
-    if (x != nullptr && y != nullptr && y->median() > 0) r.derived[key] = x->median() / y->median();
-  };
-  ratio("speedup_kernel_vs_cpu_reference", "cpu_reference", "kernel");
-  ratio("speedup_end_to_end_vs_cpu_reference", "cpu_reference", "end_to_end");
-  ratio("speedup_end_to_end_overlapped_vs_cpu_reference", "cpu_reference", "end_to_end_overlapped");
-  ratio("speedup_overlapped_vs_serial_end_to_end", "end_to_end", "end_to_end_overlapped");
   return r;
 }
 
@@ -244,22 +179,84 @@ benchmark make_vecadd_benchmark() {
                "  gpubench vecadd --n 1M:1G:x4 --dtype f32,f16 --format json --output v.json\n"
                "  gpubench vecadd --n 2^28 --kernel all --memory both\n"
                "  gpubench vecadd --n 10M --cpu-only\n";
+  using k = param_kind;
+  const std::vector<std::string> types{"f32", "f64", "f16", "bf16"};
   b.params = {
-      {"n", "elements per vector: 10M, 1Mi, 2^28, lists 1M,10M, ranges 1M:1G:x4", "10M", true},
-      {"dtype", "element type: f32, f64, f16, bf16 or all (list sweeps)", "f32", true},
-      {"kernel", "seed (one element per thread, as the article), vectorized, or all", "vectorized",
-       true},
-      {"memory", "host memory for transfers: pinned, pageable or both", "pinned", true},
-      {"block", "threads per block (multiple of 32)", "256", true},
-      {"grid",
-       "vectorized kernel's grid: vectors (one 16-byte vector per thread), device (fill every SM "
-       "once, then loop) or a block count",
-       "vectors", false},
-      {"chunks", "pieces of the overlapped end-to-end path", "8", false},
-      {"streams", "streams the overlapped path spreads its chunks over", "2", false},
+      {.name = "n",
+       .help = "elements per vector: 10M, 1Mi, 2^28, lists 1M,10M, ranges 1M:1G:x4",
+       .default_value = "10M",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 1,
+       .max = 68719476736.0 /* 2^36 */,
+       .unit = "elements"},
+      {.name = "dtype",
+       .help = "element type (a list sweeps)",
+       .default_value = "f32",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = types},
+      {.name = "kernel",
+       .help = "seed (one element per thread, as the article) or vectorized",
+       .default_value = "vectorized",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = {"seed", "vectorized"},
+       .gpu_only = true},
+      {.name = "memory",
+       .help = "host memory for transfers (both: pinned and pageable)",
+       .default_value = "pinned",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = {"pinned", "pageable"},
+       .gpu_only = true},
+      {.name = "block",
+       .help = "threads per block",
+       .default_value = "256",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 32,
+       .max = 1024,
+       .multiple_of = 32,
+       .gpu_only = true},
+      {.name = "grid",
+       .help = "vectorized kernel's grid: vectors (one 16-byte vector per thread), device (fill "
+               "every SM once, then loop) or a block count",
+       .default_value = "vectors",
+       .kind = k::word_or_size,
+       .min = 1,
+       .max = 2147483647.0,
+       .choices = {"vectors", "device"},
+       .gpu_only = true},
+      {.name = "chunks",
+       .help = "pieces of the overlapped end-to-end path",
+       .default_value = "8",
+       .kind = k::size,
+       .min = 1,
+       .max = 4096,
+       .gpu_only = true},
+      {.name = "streams",
+       .help = "streams the overlapped path spreads its chunks over",
+       .default_value = "2",
+       .kind = k::size,
+       .min = 1,
+       .max = 64,
+       .gpu_only = true},
   };
-  b.plan = plan_vecadd;
   b.run_point = run_vecadd_point;
+  b.device_bytes = [](const nlohmann::json& point) {
+    return 3 * point.at("n").get<std::size_t>() *
+           dtype_size(*parse_dtype(point.at("dtype").get<std::string>()));
+  };
+  b.after_point.ratios = {
+      {"speedup_kernel_vs_cpu_reference", "cpu_reference", "kernel"},
+      {"speedup_end_to_end_vs_cpu_reference", "cpu_reference", "end_to_end"},
+      {"speedup_end_to_end_overlapped_vs_cpu_reference", "cpu_reference", "end_to_end_overlapped"},
+      {"speedup_overlapped_vs_serial_end_to_end", "end_to_end", "end_to_end_overlapped"},
+  };
+  b.after_point.peak_fraction_of = {"kernel"};
+  b.after_point.verify_failure = "GPU result differs from the CPU reference";
+  complete_declaration(b);
   return b;
 }
 

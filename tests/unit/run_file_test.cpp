@@ -100,6 +100,37 @@ TEST_CASE("a complete run file parses into entries with command-line text", "[ru
   CHECK(o.verify == false);
 }
 
+TEST_CASE("options are spelled as on the command line; the old spelling is read with a note",
+          "[run_file]") {
+  auto j = minimal();
+  j["options"] = {{"min-samples", 5},
+                  {"max-noise", "2%"},
+                  {"cpu-threads", 3},
+                  {"cpu-only", true},
+                  {"no-verify", true}};
+  auto f = gpubench::parse_run_file(j, catalog());
+  CHECK(f.options.min_samples == 5);
+  CHECK(f.options.max_noise == Approx(0.02));
+  CHECK(f.options.cpu_threads == 3);
+  CHECK(f.options.cpu_only == true);
+  CHECK(f.options.verify == false);
+  CHECK(f.notes.empty());
+
+  j["options"] = {{"min_samples", 5}, {"verify", true}};
+  f = gpubench::parse_run_file(j, catalog());
+  CHECK(f.options.min_samples == 5);
+  CHECK(f.options.verify == true);
+  REQUIRE(f.notes.size() == 2);
+  CHECK_THAT(f.notes[0], Contains("options.min_samples: the snake_case spelling is deprecated; "
+                                  "write \"min-samples\""));
+  CHECK_THAT(f.notes[1], Contains("options.verify: deprecated; write \"no-verify\": false"));
+
+  j["options"] = {{"min_samples", 5}, {"min-samples", 6}};
+  CHECK_THAT(error_of(j), Contains("\"min-samples\" is given twice"));
+  j["options"] = {{"min-sample", 5}};
+  CHECK_THAT(error_of(j), Contains("(did you mean 'min-samples'?)"));
+}
+
 TEST_CASE("options a file leaves out stay unset; params may be omitted", "[run_file]") {
   const auto f = gpubench::parse_run_file(minimal(), catalog());
   CHECK_FALSE(f.options.device.has_value());
@@ -196,7 +227,7 @@ TEST_CASE("each mistake names the key path, the value and what was expected", "[
     auto j = minimal();
     j["options"] = {{"samples", 10}};
     CHECK_THAT(error_of(j),
-               Contains("options.samples: unknown key (value 10)") && Contains("min_samples"));
+               Contains("options.samples: unknown key (value 10)") && Contains("min-samples"));
   }
   SECTION("options of the wrong type or out of range") {
     auto j = minimal();
@@ -219,7 +250,7 @@ TEST_CASE("each mistake names the key path, the value and what was expected", "[
   SECTION("min_samples above max_samples") {
     auto j = minimal();
     j["options"] = {{"min_samples", 20}, {"max_samples", 10}};
-    CHECK_THAT(error_of(j), Contains("options: min_samples (20) is larger than max_samples (10)"));
+    CHECK_THAT(error_of(j), Contains("options: min-samples (20) is larger than max-samples (10)"));
   }
 }
 

@@ -8,7 +8,14 @@ namespace gpubench {
 
 benchmark make_augment_benchmark();
 
-/// The settings of a planned point (the inverse of what the plan writes).
+/// augment's parameters: the CLI options, run-file keys and point keys, with their defaults.
+const std::vector<param_spec>& augment_param_table();
+
+/// The settings of a planned point (the inverse of what the plan writes); a key the point lacks
+/// takes the table's default.
 augment_config augment_config_from_point(const nlohmann::json& point);
+
+/// The settings `gpubench augment` runs with when given no option (pipeline's stage A uses them).
+augment_config default_augment_config();
 
 } // namespace gpubench

@@ -24,6 +24,17 @@ struct common_options {
   output_format file_format = output_format::json;
 };
 
+/// Which of the common options a subcommand offers: only those that do something there. --device,
+/// --format and --output are always offered.
+struct common_option_set {
+  bool measurement = true; ///< --warmup, --min-samples, --max-samples, --min-time, --max-noise,
+                           ///< --timeout, --warm
+  bool inputs = true;      ///< --seed, --no-verify
+  bool cpu_threads = true; ///< --cpu-threads
+  bool cpu_only = true;    ///< --cpu-only
+  bool logging = true;     ///< -q, -v
+};
+
 /// Throws usage_error naming the option if a measurement option is out of range.
 void validate(const measure_options& m);
 

@@ -12,7 +12,11 @@ namespace gpubench {
 
 benchmark make_pipeline_benchmark();
 
-/// The settings of a planned point (the inverse of what the plan writes).
+/// pipeline's parameters: the CLI options, run-file keys and point keys, with their defaults.
+const std::vector<param_spec>& pipeline_param_table();
+
+/// The settings of a planned point (the inverse of what the plan writes); a key the point lacks
+/// takes the table's default.
 pipeline_config pipeline_config_from_point(const nlohmann::json& point);
 
 /// The derived figures of a point from its measurements (seconds per step): stage balance, ideal

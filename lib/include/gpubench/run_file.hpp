@@ -47,6 +47,8 @@ struct run_file {
   std::string description;
   run_file_options options;
   std::vector<run_file_entry> entries;
+  /// Deprecation notes (old spellings still read), for stderr.
+  std::vector<std::string> notes;
 };
 
 /// Validates `j` against the run-file format and the benchmarks in `catalog`. Throws usage_error

@@ -22,6 +22,12 @@ std::vector<planned_point> plan_points(const benchmark& b, const param_values& v
 run_report execute(const std::vector<planned_point>& points, run_context& ctx,
                    const std::vector<std::string>& argv);
 
+/// What every point needs after its benchmark ran it: a performed check that failed makes it
+/// `failed` with `plumbing.verify_failure`; the named GPU measurements get the fractions of the
+/// device's peaks; the declared ratios of medians are derived. complete_declaration() wraps each
+/// benchmark's run_point with it.
+void complete_point(const point_plumbing& plumbing, result& r, run_context& ctx, int device);
+
 /// Maximum number of points one invocation may run.
 inline constexpr std::size_t max_points = 10000;
 
