@@ -63,10 +63,11 @@ void add_compare_command(CLI::App& app, cli_state& state) {
   cmd->add_option("BASE NEW", args->positional,
                   "Baseline result and result to judge (JSON from --output); or use --base/--new")
       ->expected(0, 2);
+  // allow_extra_args: "--base a.json b.json c.json" takes every file up to the next option.
   cmd->add_option("--base", args->base_paths, "Baseline runs: one or more result files")
-      ->expected(1, -1);
+      ->allow_extra_args();
   cmd->add_option("--new", args->new_paths, "Candidate runs: one or more result files")
-      ->expected(1, -1);
+      ->allow_extra_args();
   cmd->add_option("--threshold", args->threshold,
                   "Slowdown that fails the gate, in percent (default 5%)");
   cmd->add_option("--alpha", args->alpha,
@@ -103,8 +104,10 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     std::vector<std::string> base_paths = args->base_paths;
     std::vector<std::string> new_paths = args->new_paths;
     if (!args->positional.empty()) {
-      if (args->positional.size() != 2 || !base_paths.empty() || !new_paths.empty())
-        throw usage_error("give BASE and NEW, or --base FILE... and --new FILE..., not both");
+      if (!base_paths.empty() || !new_paths.empty())
+        throw usage_error("give BASE NEW or --base FILE... --new FILE..., not both");
+      if (args->positional.size() != 2)
+        throw usage_error("compare needs BASE NEW (or --base FILE... --new FILE...)");
       base_paths = {args->positional[0]};
       new_paths = {args->positional[1]};
     }
