@@ -90,8 +90,11 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   const bool cold = !opts.warm && flusher_ != nullptr;
   std::vector<double> enqueue;
   std::uint64_t delay_ns = 0;
-  const auto one = [&](bool timed) {
+  const auto one = [&](bool timed, std::uint64_t hold_ns = 0) {
     if (cold) flusher_->flush(stream_); // outside the timed region
+    // Launch-free reference: the GPU is held by a spin while the host enqueues the body, so the
+    // timed region sees no gaps waiting for the host.
+    if (hold_ns > 0) cuda::launch_delay_ns(hold_ns, stream_);
     start.record(stream_);
     const auto t0 = clock::now();
     body(stream_);
@@ -116,6 +119,17 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   if (!enqueue.empty() && m.stats.median > 0) {
     m.host_enqueue_s = summarize(enqueue).median;
     m.host_bound = m.host_enqueue_s >= host_bound_enqueue_fraction * m.stats.median;
+    // Three launch-free samples, unless a sample is long enough that launch gaps cannot matter
+    // (or the run is being interrupted): the GPU is held for twice the enqueue time plus 50 us.
+    if (m.stats.median <= launch_free_max_sample_s && !interrupt_requested()) {
+      const double hold_s = std::min(2 * m.host_enqueue_s + 50e-6, 0.05);
+      std::vector<double> free;
+      for (int i = 0; i < 3; ++i)
+        free.push_back(one(false, static_cast<std::uint64_t>(hold_s * 1e9)));
+      m.launch_free_s = summarize(free).median;
+      if (m.launch_free_s > 0 && m.stats.median >= host_bound_gap_ratio * m.launch_free_s)
+        m.host_bound = true;
+    }
   }
   return m;
 }

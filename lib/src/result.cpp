@@ -91,6 +91,7 @@ json to_json(const measurement& m) {
   if (m.clock == clock_kind::gpu && m.host_enqueue_s > 0) {
     j["host_bound"] = m.host_bound;
     j["host_enqueue_s"] = m.host_enqueue_s;
+    if (m.launch_free_s > 0) j["launch_free_s"] = m.launch_free_s;
   }
   return j;
 }
@@ -240,6 +241,8 @@ measurement measurement_from_json(const json& j, const std::string& path) {
   if (const auto* hb = r.maybe("host_bound", json::value_t::boolean)) m.host_bound = hb->get<bool>();
   if (const auto* he = r.maybe("host_enqueue_s", json::value_t::number_float))
     m.host_enqueue_s = he->get<double>();
+  if (const auto* lf = r.maybe("launch_free_s", json::value_t::number_float))
+    m.launch_free_s = lf->get<double>();
   finalize(m); // statistics and rates are recomputed from the raw samples
   if (const auto* rates = r.maybe("rates", json::value_t::object))
     for (const auto& [k, v] : rates->items())
