@@ -125,8 +125,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
           parse_percentage(args->host_bound_threshold, "--host-bound-threshold");
     opts.min_compared = parse_percentage(args->min_compared, "--min-compared");
     if (opts.min_compared > 1)
-      throw usage_error(
-          fmt::format("--min-compared: '{}' is more than 100%", args->min_compared));
+      throw usage_error(fmt::format("--min-compared: '{}' is more than 100%", args->min_compared));
     opts.allow_device_mismatch = args->allow_device_mismatch;
     opts.force = args->force;
     if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")

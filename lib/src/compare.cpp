@@ -69,8 +69,8 @@ struct side_index {
 };
 
 std::string key_of(const result_file& f, const result& res, bool ignore_device) {
-  const auto device = (ignore_device && res.device >= 0) ? std::string("gpu")
-                                                         : device_name(f.report, res.device);
+  const auto device =
+      (ignore_device && res.device >= 0) ? std::string("gpu") : device_name(f.report, res.device);
   return fmt::format("{}\x1f{}\x1f{}", res.benchmark, identity_params(res.params).dump(), device);
 }
 
@@ -204,9 +204,10 @@ void check_environments(comparison& c, const compare_options& opts) {
            "pass --allow-device-mismatch (or --force) to compare them anyway");
   }
   if (!b.driver.empty() && !n.driver.empty() && b.driver != n.driver) {
-    refuse(fmt::format("BASE ran with CUDA driver {} but NEW with {}: a driver change moves timings",
-                       b.driver, n.driver),
-           opts.force);
+    refuse(
+        fmt::format("BASE ran with CUDA driver {} but NEW with {}: a driver change moves timings",
+                    b.driver, n.driver),
+        opts.force);
   }
   const auto bf = flagged(b);
   const auto nf = flagged(n);
@@ -353,7 +354,6 @@ std::string_view to_string(verdict v) noexcept {
   }
   return "inconclusive";
 }
-
 
 json identity_params(const json& params) {
   if (!params.is_object()) return params;

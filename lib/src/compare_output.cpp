@@ -71,8 +71,8 @@ std::string coverage_line(const comparison& c) {
 }
 
 std::vector<std::string> header() {
-  return {"benchmark", "params", "device", "measurement", "base",
-          "new",       "change", "interval", "runs",     "verdict"};
+  return {"benchmark", "params", "device",   "measurement", "base",
+          "new",       "change", "interval", "runs",        "verdict"};
 }
 
 bool numeric_column(std::size_t i) { return i >= 4 && i <= 8; }
@@ -96,7 +96,9 @@ std::string optional_number(const std::optional<double>& v, const char* unit) {
 
 std::vector<std::vector<std::string>> environment_rows(const comparison& c) {
   const auto row = [](std::string name, const side_environment& b, const side_environment& n,
-                      auto get) { return std::vector<std::string>{name, get(b), get(n)}; };
+                      auto get) {
+    return std::vector<std::string>{name, get(b), get(n)};
+  };
   const auto& b = c.base_env;
   const auto& n = c.new_env;
   std::vector<std::vector<std::string>> rows{{"", "BASE", "NEW"}};
@@ -114,8 +116,7 @@ std::vector<std::vector<std::string>> environment_rows(const comparison& c) {
   rows.push_back(row("host", b, n, [](const side_environment& e) { return e.host; }));
   rows.push_back(row("started", b, n, [](const side_environment& e) { return e.started_at; }));
   rows.push_back(row("sm / mem clock", b, n, [](const side_environment& e) {
-    return optional_number(e.sm_clock_mhz, "MHz") + " / " +
-           optional_number(e.mem_clock_mhz, "MHz");
+    return optional_number(e.sm_clock_mhz, "MHz") + " / " + optional_number(e.mem_clock_mhz, "MHz");
   }));
   rows.push_back(row("telemetry flags", b, n, [](const side_environment& e) {
     return e.flags.empty() ? std::string("-") : fmt::format("{}", fmt::join(e.flags, ", "));
@@ -157,11 +158,11 @@ void write_lists(std::ostream& os, const comparison& c, std::string_view bullet)
   std::vector<std::string> regressions;
   for (const auto& r : c.rows) {
     if (r.regression()) {
-      regressions.push_back(fmt::format(
-          "{} {} [{}]: {} {} beyond {:.1f}% ({} -> {})", r.benchmark, r.measurement,
-          describe_params(r.params), percent(r.result.change), interval_text(r.result),
-          100 * r.result.limit, format_seconds(r.result.base_median),
-          format_seconds(r.result.new_median)));
+      regressions.push_back(fmt::format("{} {} [{}]: {} {} beyond {:.1f}% ({} -> {})", r.benchmark,
+                                        r.measurement, describe_params(r.params),
+                                        percent(r.result.change), interval_text(r.result),
+                                        100 * r.result.limit, format_seconds(r.result.base_median),
+                                        format_seconds(r.result.new_median)));
     }
   }
   list("Regressions", regressions);
@@ -192,8 +193,7 @@ void write_markdown_table(std::ostream& os, const std::vector<std::vector<std::s
 void write_markdown(std::ostream& os, const comparison& c) {
   const auto regressions = c.regressions();
   os << "### gpubench compare: "
-     << (regressions > 0       ? fmt::format("{} regression{}", regressions,
-                                             regressions == 1 ? "" : "s")
+     << (regressions > 0 ? fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s")
          : c.coverage_short() ? std::string("not enough compared")
                               : std::string("no regression"))
      << "\n\n";
@@ -215,20 +215,20 @@ void write_csv(std::ostream& os, const comparison& c) {
         "new_runs,host_bound,gated\n";
   const auto bound = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; };
   for (const auto& r : c.rows) {
-    os << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                      csv_field(r.benchmark), csv_field(describe_params(r.params)),
-                      csv_field(r.device), csv_field(r.measurement), r.base_samples,
-                      r.new_samples, r.result.base_median, r.result.new_median, r.result.change,
-                      r.result.p_value, to_string(r.result.outcome), r.regression(),
-                      bound(r.result.lo), bound(r.result.hi), r.result.base_runs,
-                      r.result.new_runs, r.host_bound, r.gated);
+    os << fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.benchmark),
+        csv_field(describe_params(r.params)), csv_field(r.device), csv_field(r.measurement),
+        r.base_samples, r.new_samples, r.result.base_median, r.result.new_median, r.result.change,
+        r.result.p_value, to_string(r.result.outcome), r.regression(), bound(r.result.lo),
+        bound(r.result.hi), r.result.base_runs, r.result.new_runs, r.host_bound, r.gated);
   }
 }
 
 json env_json(const side_environment& e) {
-  json j{{"files", e.files}, {"runs", e.runs},       {"gpus", e.gpus},
-         {"driver", e.driver}, {"runtime", e.runtime}, {"git", e.git},
-         {"host", e.host},   {"started_at", e.started_at}, {"telemetry_flags", e.flags}};
+  json j{
+      {"files", e.files},          {"runs", e.runs}, {"gpus", e.gpus}, {"driver", e.driver},
+      {"runtime", e.runtime},      {"git", e.git},   {"host", e.host}, {"started_at", e.started_at},
+      {"telemetry_flags", e.flags}};
   if (e.sm_clock_mhz) j["sm_clock_mhz"] = *e.sm_clock_mhz;
   if (e.mem_clock_mhz) j["mem_clock_mhz"] = *e.mem_clock_mhz;
   if (!e.test_slowdown.empty()) j["test_slowdown"] = e.test_slowdown;
@@ -340,8 +340,8 @@ void write_junit(std::ostream& os, const comparison& c) {
     os << "      <failure message=\"" << xml_escape(coverage_line(c)) << "\"/>\n";
   os << "    </testcase>\n";
   for (const auto& r : c.rows) {
-    const auto name = fmt::format("{} [{}] on {}", measurement_text(r), describe_params(r.params),
-                                  r.device);
+    const auto name =
+        fmt::format("{} [{}] on {}", measurement_text(r), describe_params(r.params), r.device);
     const auto detail =
         fmt::format("{}: change {} interval {} ({} -> {}, {} runs vs {}, limit {:.1f}%)",
                     verdict_text(r), percent(r.result.change), interval_text(r.result),

@@ -9,8 +9,8 @@
 namespace gpubench {
 namespace {
 
-constexpr std::size_t exact_limit = 60;   // values a side up to which U's law is counted exactly
-constexpr std::size_t thin_limit = 2000;  // values a side kept for the pairwise differences
+constexpr std::size_t exact_limit = 60;  // values a side up to which U's law is counted exactly
+constexpr std::size_t thin_limit = 2000; // values a side kept for the pairwise differences
 
 /// Number of arrangements of m a's and n b's for each U = 0 .. m n, by the recurrence
 /// f(m, n, u) = f(m - 1, n, u - n) + f(m, n - 1, u), over one row at a time. Doubles: with 60 a

@@ -115,7 +115,8 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   auto outcome = sample_until_stable(opts, [&] { return one(true); });
   const std::size_t warmups = enqueue.size() - std::min(enqueue.size(), outcome.samples.size());
   enqueue.erase(enqueue.begin(), enqueue.begin() + static_cast<std::ptrdiff_t>(warmups));
-  auto m = from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), cold);
+  auto m =
+      from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), cold);
   if (!enqueue.empty() && m.stats.median > 0) {
     m.host_enqueue_s = summarize(enqueue).median;
     m.host_bound = m.host_enqueue_s >= host_bound_enqueue_fraction * m.stats.median;

@@ -68,8 +68,8 @@ const measurement* result::find(std::string_view name) const noexcept {
   return nullptr;
 }
 
-json to_json(const measurement& m) {
-  json j{{"name", m.name},
+static json measurement_fields(const measurement& m) {
+  return json{{"name", m.name},
               {"clock", m.clock == clock_kind::gpu ? "gpu" : "host"},
               {"unit", "s"},
               {"cold", m.cold},
@@ -87,6 +87,10 @@ json to_json(const measurement& m) {
               {"items", m.work.items},
               {"item_unit", m.work.item_unit},
               {"rates", m.rates}};
+}
+
+json to_json(const measurement& m) {
+  json j = measurement_fields(m);
   // Issue 17 (regression gate): host-bound GPU timings, judged apart by compare.
   if (m.clock == clock_kind::gpu && m.host_enqueue_s > 0) {
     j["host_bound"] = m.host_bound;
@@ -238,7 +242,8 @@ measurement measurement_from_json(const json& j, const std::string& path) {
   if (const auto* u = r.maybe("item_unit", json::value_t::string)) m.work.item_unit = *u;
   m.converged = r.flag("converged");
   if (const auto* c = r.maybe("cold", json::value_t::boolean)) m.cold = c->get<bool>();
-  if (const auto* hb = r.maybe("host_bound", json::value_t::boolean)) m.host_bound = hb->get<bool>();
+  if (const auto* hb = r.maybe("host_bound", json::value_t::boolean))
+    m.host_bound = hb->get<bool>();
   if (const auto* he = r.maybe("host_enqueue_s", json::value_t::number_float))
     m.host_enqueue_s = he->get<double>();
   if (const auto* lf = r.maybe("launch_free_s", json::value_t::number_float))
@@ -314,13 +319,13 @@ result result_from_json(const json& j, const std::string& path) {
 
 } // namespace
 
-json to_json(const run_report& rep) {
+static json report_fields(const run_report& rep) {
   const auto& m = rep.meta;
   json devices = json::array();
   for (const auto& d : rep.devices) devices.push_back(to_json(d));
   json results = json::array();
   for (const auto& r : rep.results) results.push_back(to_json(r));
-  json j{
+  return json{
       {"schema", std::string(schema_id)},
       {"meta",
        {{"version", m.version},
@@ -333,8 +338,12 @@ json to_json(const run_report& rep) {
         {"incomplete_reason", m.incomplete_reason}}},
       {"devices", devices},
       {"results", results}};
+}
+
+json to_json(const run_report& rep) {
+  json j = report_fields(rep);
   // Issue 17: a run with the test-only slowdown knob says so.
-  if (!m.test_slowdown.empty()) j["meta"]["test_slowdown"] = m.test_slowdown;
+  if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
   return j;
 }
 

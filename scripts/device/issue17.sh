@@ -35,12 +35,12 @@ runs cublasws 4 CUBLAS_WORKSPACE_CONFIG=:4096:8
 say "runs done at $(($(date +%s) - t_start)) s"
 
 # ---- 4. comparisons, the way docs/ci.md recommends (GPU clock, 5% threshold, defaults) ----
-cmp() { "$bin" compare "$@" --clock gpu --format json 2>>"$log"; }
+gate_cmp() { "$bin" compare "$@" --clock gpu --format json 2>>"$log"; }
 mkdir -p "$out/cmp"
 n=0
 for ((i = 1; i <= 10; i++)); do
   for ((j = i + 1; j <= 10; j++)); do
-    cmp "$out/base-$i.json" "$out/base-$j.json" >"$out/cmp/pair-$i-$j.json"
+    gate_cmp "$out/base-$i.json" "$out/base-$j.json" >"$out/cmp/pair-$i-$j.json"
     echo "pair $i $j exit $?" >>"$out/cmp/exits.txt"
     n=$((n + 1))
   done
@@ -58,13 +58,13 @@ while IFS='|' read -r a b; do
   base_files=(); new_files=()
   for x in $a; do base_files+=("$out/base-$x.json"); done
   for x in $b; do new_files+=("$out/base-$x.json"); done
-  cmp --base "${base_files[@]}" --new "${new_files[@]}" >"$out/cmp/split-$k.json"
+  gate_cmp --base "${base_files[@]}" --new "${new_files[@]}" >"$out/cmp/split-$k.json"
   echo "split $k exit $?" >>"$out/cmp/exits.txt"
 done <"$out/cmp/splits.txt"
 # detection, 1 run a side (80 pairs) and 5 a side (windows of 5 consecutive runs)
 for ((i = 1; i <= 10; i++)); do
   for ((j = 1; j <= 8; j++)); do
-    cmp "$out/base-$i.json" "$out/slow10-$j.json" >"$out/cmp/d10-1v1-$i-$j.json"
+    gate_cmp "$out/base-$i.json" "$out/slow10-$j.json" >"$out/cmp/d10-1v1-$i-$j.json"
     echo "d10-1v1 $i $j exit $?" >>"$out/cmp/exits.txt"
   done
 done
@@ -76,16 +76,16 @@ window() { # prefix start total
 for ((i = 1; i <= 10; i++)); do
   for ((j = 1; j <= 4; j++)); do
     # shellcheck disable=SC2046
-    cmp --base $(window base "$i" 10) --new $(window slow10 "$j" 8) >"$out/cmp/d10-5v5-$i-$j.json"
+    gate_cmp --base $(window base "$i" 10) --new $(window slow10 "$j" 8) >"$out/cmp/d10-5v5-$i-$j.json"
     echo "d10-5v5 $i $j exit $?" >>"$out/cmp/exits.txt"
   done
   for ((j = 1; j <= 2; j++)); do
     # shellcheck disable=SC2046
-    cmp --base $(window base "$i" 10) --new $(window slow5 "$j" 6) >"$out/cmp/d5-5v5-$i-$j.json"
+    gate_cmp --base $(window base "$i" 10) --new $(window slow5 "$j" 6) >"$out/cmp/d5-5v5-$i-$j.json"
     echo "d5-5v5 $i $j exit $?" >>"$out/cmp/exits.txt"
   done
   for ((j = 1; j <= 6; j++)); do
-    cmp "$out/base-$i.json" "$out/slow5-$j.json" >"$out/cmp/d5-1v1-$i-$j.json"
+    gate_cmp "$out/base-$i.json" "$out/slow5-$j.json" >"$out/cmp/d5-1v1-$i-$j.json"
     echo "d5-1v1 $i $j exit $?" >>"$out/cmp/exits.txt"
   done
 done

@@ -42,8 +42,8 @@ TEST_CASE("many tiny launches are host_bound, one long kernel is not", "[gpu][ga
   CHECK(tiny.launch_free_s > 0);
   CHECK(tiny.launch_free_s < tiny.median());
 
-  const auto long_kernel = sampler.run(
-      "long", opts, {}, [](cudaStream_t st) { cuda::launch_delay_ns(2'000'000, st); });
+  const auto long_kernel =
+      sampler.run("long", opts, {}, [](cudaStream_t st) { cuda::launch_delay_ns(2'000'000, st); });
   INFO("long: median " << long_kernel.median() << " s, enqueue " << long_kernel.host_enqueue_s
                        << " s, launch-free " << long_kernel.launch_free_s << " s");
   CHECK_FALSE(long_kernel.host_bound);

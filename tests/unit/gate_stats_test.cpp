@@ -71,8 +71,8 @@ TEST_CASE("Hodges-Lehmann estimates a pure shift exactly", "[gate]") {
   CHECK(e.bounded);
   CHECK(e.lo <= 2.5);
   CHECK(e.hi >= 2.5);
-  CHECK_FALSE(gpubench::hodges_lehmann(std::vector<double>{1, 2}, std::vector<double>{3, 4}, 0.9)
-                  .bounded);
+  CHECK_FALSE(
+      gpubench::hodges_lehmann(std::vector<double>{1, 2}, std::vector<double>{3, 4}, 0.9).bounded);
 }
 
 TEST_CASE("the interval covers the true shift at its stated level", "[gate]") {
@@ -142,7 +142,7 @@ TEST_CASE("a 10% slowdown is caught in at least 95% of comparisons (5 runs a sid
             .outcome == verdict::same)
       ++same_at_5;
   }
-  CHECK(caught >= 990);   // simulated: 100%
+  CHECK(caught >= 990);  // simulated: 100%
   CHECK(same_at_5 == 0); // a 5% slowdown is never "same" (margin 2.5%)
 }
 

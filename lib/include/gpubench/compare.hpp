@@ -128,10 +128,10 @@ struct side_environment {
   std::string git;
   std::string host;
   std::string started_at;
-  std::optional<double> sm_clock_mhz;  ///< median over measurements with telemetry
+  std::optional<double> sm_clock_mhz; ///< median over measurements with telemetry
   std::optional<double> mem_clock_mhz;
-  std::vector<std::string> flags;      ///< telemetry flags seen on any measurement
-  std::string test_slowdown;           ///< GPUBENCH_TEST_SLOWDOWN when the run had it
+  std::vector<std::string> flags; ///< telemetry flags seen on any measurement
+  std::string test_slowdown;      ///< GPUBENCH_TEST_SLOWDOWN when the run had it
 };
 
 struct comparison {
@@ -144,7 +144,7 @@ struct comparison {
   std::vector<comparison_row> rows;
   std::vector<std::string> only_in_base;
   std::vector<std::string> only_in_new;
-  std::vector<std::string> notes; ///< e.g. results not compared because a side was skipped
+  std::vector<std::string> notes;    ///< e.g. results not compared because a side was skipped
   std::vector<std::string> warnings; ///< environment differences let through by --force, test knobs
   side_environment base_env;
   side_environment new_env;

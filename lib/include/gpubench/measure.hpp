@@ -71,8 +71,8 @@ inline constexpr double launch_free_max_sample_s = 0.02;
 
 /// Times GPU regions with a pair of cudaEvents on the workload's stream; flushes L2 before every
 /// sample unless the options say warm. Also times the host's enqueue of each sample (host_bound)
-/// and applies the test-only GPUBENCH_TEST_SLOWDOWN delay (test_slowdown.hpp). The body enqueues work on `stream` (and may fork to other
-/// streams as long as it joins back before returning).
+/// and applies the test-only GPUBENCH_TEST_SLOWDOWN delay (test_slowdown.hpp). The body enqueues
+/// work on `stream` (and may fork to other streams as long as it joins back before returning).
 class gpu_sampler {
 public:
   gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher);
