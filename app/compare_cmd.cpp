@@ -1,4 +1,5 @@
-// gpubench compare BASE NEW: the regression gate (docs/compare.md).
+// gpubench compare BASE NEW (or --base FILE... --new FILE...): the regression gate
+// (docs/compare.md, docs/ci.md).
 #include "commands.hpp"
 
 #include "gpubench/compare.hpp"
@@ -14,45 +15,75 @@ namespace gpubench::app {
 namespace {
 
 struct compare_args {
-  std::string base_path;
-  std::string new_path;
+  std::vector<std::string> positional;
+  std::vector<std::string> base_paths;
+  std::vector<std::string> new_paths;
   std::string threshold = "5%";
-  double alpha = 0.05;
+  double alpha = 0.10;
+  std::string same_margin;
+  std::string run_noise = "10%";
+  std::string host_bound_threshold;
+  std::string min_compared = "90%";
   bool allow_device_mismatch = false;
+  bool force = false;
   std::string clock;
   std::string format = "table";
   std::string output_path;
   std::string output_format;
+  std::string junit_path;
 };
 
 const char* const compare_help = R"(
-Each measurement present in both files is judged from its raw samples: a two-sided Mann-Whitney U
-test (normal approximation with tie correction) decides whether the runs differ, and the change of
-the median decides whether the difference matters:
-  same          |change| <= threshold
-  faster/slower beyond the threshold and p < alpha
-  inconclusive  beyond the threshold but not significant, or fewer than 2 samples on a side
-Exit code 1 only when some measurement is "slower"; a speedup never fails. See docs/compare.md.
+Each measurement present on both sides is judged by the interval of its shift: the Hodges-Lehmann
+shift of the log times with its distribution-free (Mann-Whitney) interval, from the per-run
+medians when each side has 2 or more runs (files, or repeat tags in a file), from the samples of
+the one run otherwise:
+  slower/faster  the whole interval beyond the threshold (one run on a side: threshold + run noise)
+  same           the whole interval within +-same margin (default half the threshold)
+  inconclusive   anything else
+Exit 1 only when a gated measurement is "slower"; exit 2 when less than --min-compared of BASE was
+compared, or the sides ran on different GPUs/drivers/telemetry flags (unless --force).
+Measurements marked host_bound are judged but not gated unless --host-bound-threshold is given.
+See docs/compare.md and docs/ci.md.
 
 Examples:
   gpubench compare baseline.json new.json
-  gpubench compare baseline.json new.json --threshold 10% --format md
-  gpubench compare a100.json h200.json --allow-device-mismatch
-  gpubench compare baseline.json new.json --clock gpu      # ignore CPU-reference timings
+  gpubench compare --base base-*.json --new new-*.json --threshold 5% --clock gpu
+  gpubench compare baseline.json new.json --format md --junit compare.xml
+  scripts/ab-gate.sh build-main/app/gpubench build/app/gpubench configs/ci-smoke.json 5
 )";
 
 } // namespace
 
 void add_compare_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<compare_args>();
-  CLI::App* cmd = app.add_subcommand("compare", "Compare two saved results: the regression gate");
-  cmd->add_option("BASE", args->base_path, "Baseline result (JSON from --output)")->required();
-  cmd->add_option("NEW", args->new_path, "Result to judge against the baseline")->required();
+  CLI::App* cmd =
+      app.add_subcommand("compare", "Compare saved results (one or more runs a side): the "
+                                    "regression gate");
+  cmd->add_option("BASE NEW", args->positional,
+                  "Baseline result and result to judge (JSON from --output); or use --base/--new")
+      ->expected(0, 2);
+  // allow_extra_args: "--base a.json b.json c.json" takes every file up to the next option.
+  cmd->add_option("--base", args->base_paths, "Baseline runs: one or more result files")
+      ->allow_extra_args();
+  cmd->add_option("--new", args->new_paths, "Candidate runs: one or more result files")
+      ->allow_extra_args();
   cmd->add_option("--threshold", args->threshold,
-                  "Change of the median that matters, in percent (default 5%)");
-  cmd->add_option("--alpha", args->alpha, "Significance level of the rank test (default 0.05)");
+                  "Slowdown that fails the gate, in percent (default 5%)");
+  cmd->add_option("--alpha", args->alpha,
+                  "Error of the two-sided interval (default 0.10: 90% intervals, 5% per verdict)");
+  cmd->add_option("--same-margin", args->same_margin,
+                  "Equivalence margin of 'same', in percent (default half the threshold)");
+  cmd->add_option("--run-noise", args->run_noise,
+                  "Added to the threshold when a side has one run (default 10%)");
+  cmd->add_option("--host-bound-threshold", args->host_bound_threshold,
+                  "Gate host-bound measurements at this threshold (default: not gated)");
+  cmd->add_option("--min-compared", args->min_compared,
+                  "Share of BASE's measurements that must be compared, else exit 2 (default 90%)");
   cmd->add_flag("--allow-device-mismatch", args->allow_device_mismatch,
                 "Compare results measured on different GPU models");
+  cmd->add_flag("--force", args->force,
+                "Compare despite different GPUs, drivers or telemetry flags (noted as warnings)");
   cmd->add_option("--clock", args->clock,
                   "Judge only measurements on this clock: gpu or host (default: both)");
   auto* format_option =
@@ -63,6 +94,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
                       "extension .json .csv .md .txt, else --format, else JSON; - for stdout)");
   cmd->add_option("--output-format", args->output_format,
                   "Format of the --output file: json, table, csv, md");
+  cmd->add_option("--junit", args->junit_path, "Also write the comparison as JUnit XML to FILE");
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
   cmd->callback([args, format_option, output_option, &state] {
@@ -75,20 +107,52 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     if (!(args->alpha > 0 && args->alpha < 1)) {
       throw usage_error(fmt::format("--alpha: {} is not a probability in (0, 1)", args->alpha));
     }
+    std::vector<std::string> base_paths = args->base_paths;
+    std::vector<std::string> new_paths = args->new_paths;
+    if (!args->positional.empty()) {
+      if (!base_paths.empty() || !new_paths.empty())
+        throw usage_error("give BASE NEW or --base FILE... --new FILE..., not both");
+      if (args->positional.size() != 2)
+        throw usage_error("compare needs BASE NEW (or --base FILE... --new FILE...)");
+      base_paths = {args->positional[0]};
+      new_paths = {args->positional[1]};
+    }
+    if (base_paths.empty() || new_paths.empty())
+      throw usage_error("compare needs a baseline and a candidate: BASE NEW, or --base FILE... "
+                        "--new FILE...");
     compare_options opts;
     opts.threshold = parse_percentage(args->threshold, "--threshold");
     opts.alpha = args->alpha;
+    if (!args->same_margin.empty())
+      opts.same_margin = parse_percentage(args->same_margin, "--same-margin");
+    opts.run_noise = parse_percentage(args->run_noise, "--run-noise");
+    if (!args->host_bound_threshold.empty())
+      opts.host_bound_threshold =
+          parse_percentage(args->host_bound_threshold, "--host-bound-threshold");
+    opts.min_compared = parse_percentage(args->min_compared, "--min-compared");
+    if (opts.min_compared > 1)
+      throw usage_error(fmt::format("--min-compared: '{}' is more than 100%", args->min_compared));
     opts.allow_device_mismatch = args->allow_device_mismatch;
+    opts.force = args->force;
     if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")
       throw usage_error(fmt::format("--clock: '{}' is not gpu or host", args->clock));
     opts.clock = args->clock;
     const output_format file_format = output_file_format(
         args->output_format, format_option->count() > 0 ? format : std::nullopt, args->output_path);
     if (output_option->count() > 0) check_output_path(args->output_path);
+    if (!args->junit_path.empty()) check_output_path(args->junit_path);
 
-    const run_report base = load_report(args->base_path);
-    const run_report candidate = load_report(args->new_path);
-    const comparison c = compare_reports(base, candidate, opts);
+    std::vector<result_file> base;
+    std::vector<result_file> candidate;
+    for (const auto& p : base_paths) base.push_back(load_result_file(p));
+    for (const auto& p : new_paths) candidate.push_back(load_result_file(p));
+    const comparison c = compare_runs(base, candidate, opts);
+    // Files first (the JUnit report, then --output), stdout last: a closed pipe must not cost them.
+    if (!args->junit_path.empty()) {
+      std::ostringstream xml;
+      write_junit(xml, c);
+      write_file_atomically(args->junit_path, xml.str());
+    }
     const auto render = [&c](output_format f) {
       std::ostringstream text;
       write_comparison(text, c, f);
@@ -97,6 +161,12 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     deliver(
         args->output_path, [&] { return render(file_format); }, [&] { return render(*format); });
     state.exit_code = exit_code_for(c);
+    if (state.exit_code == exit_code::usage) {
+      std::cerr << fmt::format("gpubench compare: only {} of {} BASE measurements compared "
+                               "(at least {:.0f}% required): the files do not match; see "
+                               "\"Only in BASE\" and \"Notes\"\n",
+                               c.rows.size(), c.base_measurements, 100 * opts.min_compared);
+    }
   });
 }
 

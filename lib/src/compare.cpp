@@ -1,18 +1,18 @@
-// compare BASE NEW: results matched by benchmark, parameters and device; each measurement judged
-// from its raw samples with a Mann-Whitney U test and the threshold on the ratio of medians.
+// compare: results matched by benchmark, identity parameters and device across the runs of each
+// side; each measurement judged by the interval of its shift (gate_stats.hpp) against the
+// threshold. The output writers are in compare_output.cpp.
 #include "gpubench/compare.hpp"
 
 #include "gpubench/errors.hpp"
 #include "gpubench/run_file.hpp"
-#include "gpubench/text_table.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
-#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -37,14 +37,6 @@ std::string device_name(const run_report& r, int id) {
   return fmt::format("device {}", id);
 }
 
-std::string describe_result(const result& res, const std::string& device) {
-  return fmt::format("{} [{}] {}", res.benchmark, device, describe_params(res.params));
-}
-
-std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
-
-std::string p_text(double p) { return p < 0.001 ? "<0.001" : fmt::format("{:.3f}", p); }
-
 std::set<std::string> gpu_models(const run_report& r) {
   std::set<std::string> names;
   for (const auto& res : r.results) {
@@ -57,93 +49,188 @@ bool has_samples(const result& r) {
   return r.status == result_status::ok || r.status == result_status::failed;
 }
 
-std::string summary_line(const comparison& c) {
-  std::map<verdict, int> counts;
-  for (const auto& row : c.rows) ++counts[row.result.outcome];
-  return fmt::format("{} measurements compared: {} faster, {} slower, {} same, {} inconclusive "
-                     "(threshold {:.1f}%, Mann-Whitney U at alpha {})",
-                     c.rows.size(), counts[verdict::faster], counts[verdict::slower],
-                     counts[verdict::same], counts[verdict::inconclusive], 100.0 * c.threshold,
-                     c.alpha);
+const std::set<std::string>& flagged_flags() {
+  static const std::set<std::string> f{"thermal", "hw_slowdown", "contention"};
+  return f;
 }
 
-std::vector<std::string> header() {
-  return {"benchmark", "params", "device", "measurement", "base", "new", "change", "p", "verdict"};
+/// One result of one run of a side.
+struct occurrence {
+  std::size_t run = 0; ///< index among the side's runs
+  const result_file* file = nullptr;
+  const result* res = nullptr;
+  const json* raw = nullptr; ///< the result's JSON, when the file's array lines up
+};
+
+struct side_index {
+  std::vector<std::string> keys; ///< in order of first appearance
+  std::map<std::string, std::vector<occurrence>> by_key;
+  std::size_t runs = 0;
+};
+
+std::string key_of(const result_file& f, const result& res, bool ignore_device) {
+  const auto device =
+      (ignore_device && res.device >= 0) ? std::string("gpu") : device_name(f.report, res.device);
+  return fmt::format("{}\x1f{}\x1f{}", res.benchmark, identity_params(res.params).dump(), device);
 }
 
-std::vector<std::string> cells(const comparison_row& r) {
-  return {r.benchmark,
-          params_text(r.params),
-          r.device,
-          r.measurement,
-          format_seconds(r.result.base_median),
-          format_seconds(r.result.new_median),
-          percent(r.result.change),
-          p_text(r.result.p_value),
-          std::string(to_string(r.result.outcome)) + (r.regression() ? " (REGRESSION)" : "")};
-}
-
-void write_lists(std::ostream& os, const comparison& c, std::string_view bullet) {
-  auto list = [&](std::string_view title, const std::vector<std::string>& items) {
-    if (items.empty()) return;
-    os << '\n' << title << ":\n";
-    for (const auto& i : items) os << bullet << i << '\n';
-  };
-  list("Only in BASE", c.only_in_base);
-  list("Only in NEW", c.only_in_new);
-  list("Notes", c.notes);
-  std::vector<std::string> regressions;
-  for (const auto& r : c.rows) {
-    if (r.regression()) {
-      regressions.push_back(fmt::format(
-          "{} {} [{}]: {} ({} -> {}, p {})", r.benchmark, r.measurement, describe_params(r.params),
-          percent(r.result.change), format_seconds(r.result.base_median),
-          format_seconds(r.result.new_median), p_text(r.result.p_value)));
+/// Runs are the files of a side and, within a file, its "repeat" tags (gpubench run --repeat).
+side_index index_side(std::span<const result_file> files, bool ignore_device) {
+  side_index s;
+  for (const auto& f : files) {
+    const json* raw_results = nullptr;
+    if (f.raw.is_object() && f.raw.contains("results") && f.raw["results"].is_array() &&
+        f.raw["results"].size() == f.report.results.size())
+      raw_results = &f.raw["results"];
+    std::map<long long, std::size_t> run_of_repeat;
+    for (std::size_t i = 0; i < f.report.results.size(); ++i) {
+      const json* raw = raw_results != nullptr ? &(*raw_results)[i] : nullptr;
+      long long repeat = 0;
+      if (raw != nullptr && raw->is_object() && raw->contains("repeat") &&
+          (*raw)["repeat"].is_number_integer())
+        repeat = (*raw)["repeat"].get<long long>();
+      const auto [it, fresh] = run_of_repeat.try_emplace(repeat, s.runs);
+      if (fresh) ++s.runs;
+      const auto& res = f.report.results[i];
+      const auto key = key_of(f, res, ignore_device);
+      auto& list = s.by_key[key];
+      if (list.empty()) s.keys.push_back(key);
+      list.push_back({it->second, &f, &res, raw});
     }
   }
-  list("Regressions", regressions);
-  os << '\n' << summary_line(c) << '\n';
+  return s;
 }
 
-/// The rows as columns for the shared writers (text_table.hpp); the parameters wrap in a table.
-text_table rows_table(const comparison& c, bool mark_regressions) {
-  text_table t;
-  t.header = header();
-  t.right = {false, false, false, false, true, true, true, true, false};
-  t.wrap_column = 1;
-  for (const auto& r : c.rows) {
-    auto row = cells(r);
-    if (mark_regressions && r.regression()) row.back() = "**" + row.back() + "**";
-    t.rows.push_back(std::move(row));
+std::string describe(const occurrence& o) {
+  return fmt::format("{} [{}] {}", o.res->benchmark, device_name(o.file->report, o.res->device),
+                     describe_params(o.res->params));
+}
+
+bool on_clock(const measurement& m, const std::string& clock) {
+  return clock.empty() || clock == (m.clock == clock_kind::gpu ? "gpu" : "host");
+}
+
+const json* raw_measurement(const occurrence& o, const std::string& name) {
+  if (o.raw == nullptr || !o.raw->contains("measurements") || !(*o.raw)["measurements"].is_array())
+    return nullptr;
+  for (const auto& m : (*o.raw)["measurements"])
+    if (m.is_object() && m.value("name", "") == name) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> measurement_names(const std::vector<occurrence>& occ,
+                                           const std::string& clock) {
+  std::vector<std::string> names;
+  for (const auto& o : occ)
+    for (const auto& m : o.res->measurements)
+      if (on_clock(m, clock) && std::find(names.begin(), names.end(), m.name) == names.end())
+        names.push_back(m.name);
+  return names;
+}
+
+side_environment environment_of(std::span<const result_file> files, std::size_t runs) {
+  side_environment e;
+  e.runs = runs;
+  std::set<std::string> gpus;
+  std::set<std::string> flags;
+  std::vector<double> sm;
+  std::vector<double> mem;
+  for (const auto& f : files) {
+    e.files.push_back(f.path);
+    for (const auto& g : gpu_models(f.report)) gpus.insert(g);
+    if (!f.raw.is_object() || !f.raw.contains("results") || !f.raw["results"].is_array()) continue;
+    for (const auto& r : f.raw["results"]) {
+      if (!r.is_object() || !r.contains("measurements") || !r["measurements"].is_array()) continue;
+      for (const auto& m : r["measurements"]) {
+        if (!m.is_object() || !m.contains("telemetry") || !m["telemetry"].is_object()) continue;
+        const auto& t = m["telemetry"];
+        if (t.contains("flags") && t["flags"].is_array())
+          for (const auto& x : t["flags"])
+            if (x.is_string()) flags.insert(x.get<std::string>());
+        const auto clock_median = [&](const char* key, std::vector<double>& into) {
+          if (t.contains(key) && t[key].is_object() && t[key].contains("median") &&
+              t[key]["median"].is_number())
+            into.push_back(t[key]["median"].get<double>());
+        };
+        clock_median("sm_clock_mhz", sm);
+        clock_median("mem_clock_mhz", mem);
+      }
+    }
   }
-  return t;
-}
-
-void write_table(std::ostream& os, const comparison& c) {
-  write_text_table(os, rows_table(c, false));
-  write_lists(os, c, "  ");
-}
-
-void write_markdown(std::ostream& os, const comparison& c) {
-  write_markdown_table(os, rows_table(c, true));
-  write_lists(os, c, "- ");
-}
-
-void write_csv(std::ostream& os, const comparison& c) {
-  text_table t;
-  t.header = {"benchmark",    "params",      "device",        "measurement",
-              "base_samples", "new_samples", "base_median_s", "new_median_s",
-              "change",       "p_value",     "verdict",       "regression"};
-  t.right = {false, false, false, false, true, true, true, true, true, true, false, false};
-  for (const auto& r : c.rows) {
-    t.rows.push_back({r.benchmark, params_text(r.params), r.device, r.measurement,
-                      fmt::format("{}", r.base_samples), fmt::format("{}", r.new_samples),
-                      fmt::format("{}", r.result.base_median),
-                      fmt::format("{}", r.result.new_median), fmt::format("{}", r.result.change),
-                      fmt::format("{}", r.result.p_value), std::string(to_string(r.result.outcome)),
-                      r.regression() ? "true" : "false"});
+  e.gpus.assign(gpus.begin(), gpus.end());
+  e.flags.assign(flags.begin(), flags.end());
+  if (!sm.empty()) e.sm_clock_mhz = median_of(sm);
+  if (!mem.empty()) e.mem_clock_mhz = median_of(mem);
+  if (!files.empty()) {
+    const auto& m = files.front().report.meta;
+    e.driver = m.cuda_driver;
+    e.runtime = m.cuda_runtime;
+    e.git = m.git;
+    e.host = m.host.name;
+    e.started_at = m.started_at;
   }
-  write_csv_table(os, t);
+  for (const auto& f : files) {
+    if (f.raw.is_object() && f.raw.contains("meta") && f.raw["meta"].is_object() &&
+        f.raw["meta"].contains("test_slowdown")) {
+      const auto& t = f.raw["meta"]["test_slowdown"];
+      e.test_slowdown = t.is_string() ? t.get<std::string>() : t.dump();
+      break;
+    }
+  }
+  return e;
+}
+
+std::set<std::string> flagged(const side_environment& e) {
+  std::set<std::string> out;
+  for (const auto& f : e.flags)
+    if (flagged_flags().count(f) != 0) out.insert(f);
+  return out;
+}
+
+/// Refuses what is not comparable (exit 2) unless forced; forced differences become warnings.
+void check_environments(comparison& c, const compare_options& opts) {
+  const auto& b = c.base_env;
+  const auto& n = c.new_env;
+  const auto refuse = [&](const std::string& what, bool allowed,
+                          const char* hint = "pass --force to compare them anyway") {
+    if (!allowed) throw usage_error(what + "; " + hint);
+    c.warnings.push_back(what + " (compared anyway: --force)");
+  };
+  if (!b.gpus.empty() && !n.gpus.empty() && b.gpus != n.gpus) {
+    refuse(fmt::format("BASE ran on {} but NEW on {}: timings from different GPU models are not "
+                       "comparable",
+                       fmt::join(b.gpus, ", "), fmt::join(n.gpus, ", ")),
+           opts.force || opts.allow_device_mismatch,
+           "pass --allow-device-mismatch (or --force) to compare them anyway");
+  }
+  if (!b.driver.empty() && !n.driver.empty() && b.driver != n.driver) {
+    refuse(
+        fmt::format("BASE ran with CUDA driver {} but NEW with {}: a driver change moves timings",
+                    b.driver, n.driver),
+        opts.force);
+  }
+  const auto bf = flagged(b);
+  const auto nf = flagged(n);
+  if (bf != nf) {
+    refuse(fmt::format("telemetry flags differ: BASE [{}], NEW [{}] (thermal, hw_slowdown or "
+                       "contention on one side only: that side's timings are not representative)",
+                       fmt::join(bf, ", "), fmt::join(nf, ", ")),
+           opts.force);
+  }
+  for (const auto* e : {&b, &n}) {
+    if (!e->test_slowdown.empty())
+      c.warnings.push_back(fmt::format(
+          "{} was run with the test-only GPUBENCH_TEST_SLOWDOWN={} (a deliberate delay)",
+          e == &b ? "BASE" : "NEW", e->test_slowdown));
+  }
+}
+
+std::vector<double> logs_of(std::span<const double> v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (const double x : v)
+    if (x > 0 && std::isfinite(x)) out.push_back(std::log(x));
+  return out;
 }
 
 } // namespace
@@ -268,32 +355,110 @@ std::string_view to_string(verdict v) noexcept {
   return "inconclusive";
 }
 
-measurement_verdict judge(std::span<const double> base, std::span<const double> candidate,
-                          const compare_options& opts) {
+json identity_params(const json& params) {
+  if (!params.is_object()) return params;
+  json p = params;
+  p.erase("save-samples");
+  p.erase("output");
+  if (p.contains("input")) p["input"] = "(folder)";
+  return p;
+}
+
+result_file load_result_file(const std::string& path) {
+  result_file f;
+  f.path = path;
+  f.report = load_report(path);
+  // Parsed twice (the model above, the raw JSON here): files are small and this keeps
+  // load_report the one place that validates them.
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  f.raw = json::parse(buffer.str(), nullptr, false);
+  if (f.raw.is_discarded()) f.raw = json::object();
+  return f;
+}
+
+result_file as_result_file(const run_report& r, std::string label) {
+  return {std::move(label), r, to_json(r)};
+}
+
+measurement_verdict judge_runs(const std::vector<std::vector<double>>& base,
+                               const std::vector<std::vector<double>>& candidate,
+                               const compare_options& opts, double threshold) {
   measurement_verdict v;
-  v.base_median = median_of(base);
-  v.new_median = median_of(candidate);
-  if (base.size() < 2 || candidate.size() < 2) {
-    v.note = "fewer than 2 samples on a side: no test possible";
-    v.change = v.base_median > 0 ? v.new_median / v.base_median - 1 : 0;
+  std::vector<double> base_medians;
+  std::vector<double> new_medians;
+  std::vector<double> base_all;
+  std::vector<double> new_all;
+  for (const auto& r : base) {
+    if (r.empty()) continue;
+    base_medians.push_back(median_of(r));
+    base_all.insert(base_all.end(), r.begin(), r.end());
+  }
+  for (const auto& r : candidate) {
+    if (r.empty()) continue;
+    new_medians.push_back(median_of(r));
+    new_all.insert(new_all.end(), r.begin(), r.end());
+  }
+  v.base_runs = base_medians.size();
+  v.new_runs = new_medians.size();
+  v.lo = -std::numeric_limits<double>::infinity();
+  v.hi = std::numeric_limits<double>::infinity();
+  v.base_median = median_of(base_medians);
+  v.new_median = median_of(new_medians);
+  v.between_runs = v.base_runs >= 2 && v.new_runs >= 2;
+  const double allowance = v.between_runs ? 0.0 : opts.run_noise;
+  v.limit = threshold + allowance;
+  if (base_medians.empty() || new_medians.empty()) {
+    v.note = "no samples on a side";
     return v;
   }
-  if (!(v.base_median > 0) || !std::isfinite(v.new_median)) {
-    v.note = "base median is not a positive time";
+  if (v.base_median > 0) v.change = v.new_median / v.base_median - 1;
+  if (!(v.base_median > 0) || !(v.new_median > 0) || !std::isfinite(v.new_median)) {
+    v.note = "a median is not a positive time";
     return v;
   }
-  v.change = v.new_median / v.base_median - 1;
-  v.p_value = mann_whitney_u(candidate, base).p_value;
-  // A change of exactly the threshold is not beyond it (up to rounding in the ratio).
-  const bool beyond = std::abs(v.change) > opts.threshold * (1 + 1e-9) + 1e-12;
-  if (!beyond) {
-    v.outcome = verdict::same;
-  } else if (v.p_value < opts.alpha) {
-    v.outcome = v.change > 0 ? verdict::slower : verdict::faster;
-  } else {
-    v.note = "change beyond the threshold but not significant: samples too noisy or too few";
+  if (!v.between_runs && (base_all.size() < 2 || new_all.size() < 2)) {
+    v.note = "fewer than 2 samples on a side: no interval possible";
+    return v;
+  }
+  v.p_value = mann_whitney_u(new_all, base_all).p_value;
+  const auto a = logs_of(v.between_runs ? base_medians : base_all);
+  const auto b = logs_of(v.between_runs ? new_medians : new_all);
+  const auto est = hodges_lehmann(a, b, 1 - opts.alpha);
+  v.change = std::exp(est.estimate) - 1;
+  v.bounded = est.bounded;
+  v.coverage = est.coverage;
+  if (est.bounded) {
+    v.lo = std::exp(est.lo) - 1;
+    v.hi = std::exp(est.hi) - 1;
+  }
+  gate_limits limits;
+  limits.threshold = threshold;
+  limits.same_margin = opts.margin();
+  limits.allowance = allowance;
+  v.outcome = judge_interval(v.lo, v.hi, v.bounded, limits);
+  if (v.outcome == verdict::inconclusive) {
+    if (!est.bounded) {
+      v.note = fmt::format("{} runs vs {}: too few for a {:.0f}% interval; give at least 3 runs a "
+                           "side",
+                           v.base_runs, v.new_runs, 100 * (1 - opts.alpha));
+    } else if (!v.between_runs && v.lo > threshold) {
+      v.note = fmt::format("one run on a side: between-run noise unknown, so a slowdown must lie "
+                           "beyond {:.1f}% (threshold + {:.1f}%); give several runs a side",
+                           100 * v.limit, 100 * allowance);
+    } else {
+      v.note = "interval neither beyond the threshold nor within the equivalence margin";
+    }
   }
   return v;
+}
+
+measurement_verdict judge(std::span<const double> base, std::span<const double> candidate,
+                          const compare_options& opts) {
+  return judge_runs({std::vector<double>(base.begin(), base.end())},
+                    {std::vector<double>(candidate.begin(), candidate.end())}, opts,
+                    opts.threshold);
 }
 
 std::size_t comparison::regressions() const noexcept {
@@ -301,141 +466,125 @@ std::size_t comparison::regressions() const noexcept {
       std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.regression(); }));
 }
 
-comparison compare_reports(const run_report& base, const run_report& candidate,
-                           const compare_options& opts) {
-  const auto base_models = gpu_models(base);
-  const auto new_models = gpu_models(candidate);
-  if (!opts.allow_device_mismatch && !base_models.empty() && !new_models.empty() &&
-      base_models != new_models) {
-    throw usage_error(fmt::format(
-        "BASE ran on {} but NEW on {}: timings from different GPU models are not comparable; "
-        "pass --allow-device-mismatch to compare them anyway",
-        fmt::join(base_models, ", "), fmt::join(new_models, ", ")));
-  }
+double comparison::compared_share() const noexcept {
+  if (base_measurements == 0) return rows.empty() ? 0.0 : 1.0;
+  return static_cast<double>(rows.size()) / static_cast<double>(base_measurements);
+}
+
+bool comparison::coverage_short() const noexcept {
+  return rows.empty() || compared_share() + 1e-12 < min_compared;
+}
+
+comparison compare_runs(std::span<const result_file> base, std::span<const result_file> candidate,
+                        const compare_options& opts) {
+  const bool ignore_device = opts.allow_device_mismatch || opts.force;
   comparison c;
   c.threshold = opts.threshold;
   c.alpha = opts.alpha;
+  c.same_margin = opts.margin();
+  c.run_noise = opts.run_noise;
+  c.host_bound_threshold = opts.host_bound_threshold;
+  c.min_compared = opts.min_compared;
+  const auto bs = index_side(base, ignore_device);
+  const auto ns = index_side(candidate, ignore_device);
+  c.base_env = environment_of(base, bs.runs);
+  c.new_env = environment_of(candidate, ns.runs);
+  check_environments(c, opts);
 
-  auto key_of = [&](const run_report& r, const result& res) {
-    const auto device = (opts.allow_device_mismatch && res.device >= 0)
-                            ? std::string("gpu")
-                            : device_name(r, res.device);
-    return fmt::format("{}\x1f{}\x1f{}", res.benchmark, res.params.dump(), device);
-  };
-  // Several results may share a key (the same point listed twice): pair them in order.
-  std::map<std::string, std::vector<std::size_t>> pending;
-  for (std::size_t i = 0; i < candidate.results.size(); ++i) {
-    pending[key_of(candidate, candidate.results[i])].push_back(i);
-  }
-  std::vector<bool> used(candidate.results.size(), false);
-
-  for (const auto& b : base.results) {
-    const auto bdev = device_name(base, b.device);
-    auto& queue = pending[key_of(base, b)];
-    if (queue.empty()) {
-      c.only_in_base.push_back(describe_result(b, bdev));
+  for (const auto& key : bs.keys) {
+    const auto& b_occ = bs.by_key.at(key);
+    const auto label = describe(b_occ.front());
+    const auto b_names = measurement_names(b_occ, opts.clock);
+    const auto it = ns.by_key.find(key);
+    if (it == ns.by_key.end()) {
+      c.only_in_base.push_back(label);
+      c.base_measurements += b_names.size();
       continue;
     }
-    const auto idx = queue.front();
-    queue.erase(queue.begin());
-    used[idx] = true;
-    const auto& n = candidate.results[idx];
-    const auto label = describe_result(b, bdev);
-    if (!has_samples(b) || !has_samples(n)) {
+    const auto& n_occ = it->second;
+    std::vector<occurrence> b_ok;
+    std::vector<occurrence> n_ok;
+    for (const auto& o : b_occ)
+      if (has_samples(*o.res)) b_ok.push_back(o);
+    for (const auto& o : n_occ) {
+      if (!has_samples(*o.res)) continue;
+      n_ok.push_back(o);
+      if (o.res->status == result_status::failed)
+        c.notes.push_back(fmt::format("{}: verification failed in NEW{}", label,
+                                      o.res->reason.empty() ? "" : " (" + o.res->reason + ")"));
+    }
+    c.base_measurements += measurement_names(b_ok, opts.clock).size();
+    if (b_ok.empty() || n_ok.empty()) {
+      const auto& bo = *b_occ.front().res;
+      const auto& no = *n_occ.front().res;
       c.notes.push_back(fmt::format("{}: not compared (base {}{}, new {}{})", label,
-                                    to_string(b.status), b.reason.empty() ? "" : ": " + b.reason,
-                                    to_string(n.status), n.reason.empty() ? "" : ": " + n.reason));
+                                    to_string(bo.status), bo.reason.empty() ? "" : ": " + bo.reason,
+                                    to_string(no.status),
+                                    no.reason.empty() ? "" : ": " + no.reason));
       continue;
     }
-    if (n.status == result_status::failed) {
-      c.notes.push_back(fmt::format("{}: verification failed in NEW{}", label,
-                                    n.reason.empty() ? "" : " (" + n.reason + ")"));
-    }
-    for (const auto& bm : b.measurements) {
-      if (!opts.clock.empty() && opts.clock != (bm.clock == clock_kind::gpu ? "gpu" : "host"))
-        continue;
-      const auto* nm = n.find(bm.name);
-      if (nm == nullptr) {
-        c.only_in_base.push_back(fmt::format("{}: {}", label, bm.name));
+    const auto n_names = measurement_names(n_ok, opts.clock);
+    for (const auto& name : measurement_names(b_ok, opts.clock)) {
+      if (std::find(n_names.begin(), n_names.end(), name) == n_names.end()) {
+        c.only_in_base.push_back(fmt::format("{}: {}", label, name));
         continue;
       }
       comparison_row row;
-      row.benchmark = b.benchmark;
-      row.device = bdev;
-      if (opts.allow_device_mismatch) {
-        const auto ndev = device_name(candidate, n.device);
-        if (ndev != bdev) row.device = bdev + " / " + ndev;
+      row.benchmark = b_ok.front().res->benchmark;
+      row.device = device_name(b_ok.front().file->report, b_ok.front().res->device);
+      if (ignore_device) {
+        const auto ndev = device_name(n_ok.front().file->report, n_ok.front().res->device);
+        if (ndev != row.device) row.device += " / " + ndev;
       }
-      row.params = b.params;
-      row.measurement = bm.name;
-      row.base_samples = bm.samples.size();
-      row.new_samples = nm->samples.size();
-      row.result = judge(bm.samples, nm->samples, opts);
+      row.params = b_ok.front().res->params;
+      row.measurement = name;
+      std::vector<std::vector<double>> b_runs;
+      std::vector<std::vector<double>> n_runs;
+      const auto collect = [&](const std::vector<occurrence>& occ,
+                               std::vector<std::vector<double>>& runs, std::size_t& count) {
+        for (const auto& o : occ) {
+          const auto* m = o.res->find(name);
+          if (m == nullptr || !on_clock(*m, opts.clock)) continue;
+          runs.push_back(m->samples);
+          count += m->samples.size();
+          if (m->host_bound) row.host_bound = true;
+          if (const auto* rm = raw_measurement(o, name);
+              rm != nullptr && rm->value("host_bound", false))
+            row.host_bound = true;
+        }
+      };
+      collect(b_ok, b_runs, row.base_samples);
+      collect(n_ok, n_runs, row.new_samples);
+      double threshold = opts.threshold;
+      if (row.host_bound) {
+        row.gated = opts.host_bound_threshold.has_value();
+        if (row.gated) threshold = *opts.host_bound_threshold;
+      }
+      row.result = judge_runs(b_runs, n_runs, opts, threshold);
       c.rows.push_back(std::move(row));
     }
-    for (const auto& nm : n.measurements) {
-      if (!opts.clock.empty() && opts.clock != (nm.clock == clock_kind::gpu ? "gpu" : "host"))
-        continue;
-      if (b.find(nm.name) == nullptr)
-        c.only_in_new.push_back(fmt::format("{}: {}", label, nm.name));
+    for (const auto& name : n_names) {
+      if (std::find(b_names.begin(), b_names.end(), name) == b_names.end())
+        c.only_in_new.push_back(fmt::format("{}: {}", label, name));
     }
   }
-  for (std::size_t i = 0; i < candidate.results.size(); ++i) {
-    if (!used[i]) {
-      const auto& n = candidate.results[i];
-      c.only_in_new.push_back(describe_result(n, device_name(candidate, n.device)));
-    }
-  }
+  for (const auto& key : ns.keys)
+    if (bs.by_key.find(key) == bs.by_key.end())
+      c.only_in_new.push_back(describe(ns.by_key.at(key).front()));
   return c;
 }
 
+comparison compare_reports(const run_report& base, const run_report& candidate,
+                           const compare_options& opts) {
+  const std::vector<result_file> b{as_result_file(base, "BASE")};
+  const std::vector<result_file> n{as_result_file(candidate, "NEW")};
+  return compare_runs(b, n, opts);
+}
+
 int exit_code_for(const comparison& c) {
-  return c.regressions() > 0 ? exit_code::verification_failed : exit_code::success;
-}
-
-json to_json(const comparison& c) {
-  json rows = json::array();
-  std::map<std::string, int> counts{{"faster", 0}, {"slower", 0}, {"same", 0}, {"inconclusive", 0}};
-  for (const auto& r : c.rows) {
-    const auto v = std::string(to_string(r.result.outcome));
-    ++counts[v];
-    json row = {{"benchmark", r.benchmark},
-                {"device", r.device},
-                {"params", r.params},
-                {"measurement", r.measurement},
-                {"base", {{"median", r.result.base_median}, {"samples", r.base_samples}}},
-                {"new", {{"median", r.result.new_median}, {"samples", r.new_samples}}},
-                {"change", r.result.change},
-                {"p_value", r.result.p_value},
-                {"verdict", v},
-                {"regression", r.regression()}};
-    if (!r.result.note.empty()) row["note"] = r.result.note;
-    rows.push_back(std::move(row));
-  }
-  return {{"schema", "gpubench-compare/1"},
-          {"threshold", c.threshold},
-          {"alpha", c.alpha},
-          {"test", "Mann-Whitney U, two-sided, normal approximation with tie and continuity "
-                   "correction"},
-          {"summary",
-           {{"faster", counts["faster"]},
-            {"slower", counts["slower"]},
-            {"same", counts["same"]},
-            {"inconclusive", counts["inconclusive"]},
-            {"regressions", c.regressions()}}},
-          {"rows", std::move(rows)},
-          {"only_in_base", c.only_in_base},
-          {"only_in_new", c.only_in_new},
-          {"notes", c.notes}};
-}
-
-void write_comparison(std::ostream& os, const comparison& c, output_format format) {
-  switch (format) {
-  case output_format::json: os << to_json(c).dump(2) << '\n'; return;
-  case output_format::md: write_markdown(os, c); return;
-  case output_format::csv: write_csv(os, c); return;
-  case output_format::table: write_table(os, c); return;
-  }
+  if (c.regressions() > 0) return exit_code::verification_failed;
+  if (c.coverage_short()) return exit_code::usage;
+  return exit_code::success;
 }
 
 } // namespace gpubench

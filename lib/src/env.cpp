@@ -1,6 +1,7 @@
 #include "gpubench/env.hpp"
 
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/test_slowdown.hpp"
 
 #include <array>
 #include <chrono>
@@ -53,6 +54,7 @@ run_meta collect_meta(const std::vector<std::string>& argv) {
   m.host = collect_host_info();
   m.cuda_driver = cuda::driver_version_string();
   m.cuda_runtime = cuda::runtime_version_string();
+  m.test_slowdown = test_slowdown_text();
   return m;
 }
 

@@ -80,6 +80,8 @@ std::string mode_key(pipeline_mode m) {
 /// Samples that timed `n` steps each, turned into seconds per step.
 void per_step(measurement& m, int n, work_counts w, double flops) {
   for (auto& x : m.samples) x /= n;
+  m.host_enqueue_s /= n;
+  m.launch_free_s /= n;
   m.work = std::move(w);
   finalize(m);
   if (flops > 0 && m.median() > 0) m.rates["flop_per_s"] = flops / m.median();

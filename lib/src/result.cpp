@@ -68,7 +68,7 @@ const measurement* result::find(std::string_view name) const noexcept {
   return nullptr;
 }
 
-json to_json(const measurement& m) {
+static json measurement_fields(const measurement& m) {
   return json{{"name", m.name},
               {"clock", m.clock == clock_kind::gpu ? "gpu" : "host"},
               {"unit", "s"},
@@ -87,6 +87,17 @@ json to_json(const measurement& m) {
               {"items", m.work.items},
               {"item_unit", m.work.item_unit},
               {"rates", m.rates}};
+}
+
+json to_json(const measurement& m) {
+  json j = measurement_fields(m);
+  // Issue 17 (regression gate): host-bound GPU timings, judged apart by compare.
+  if (m.clock == clock_kind::gpu && m.host_enqueue_s > 0) {
+    j["host_bound"] = m.host_bound;
+    j["host_enqueue_s"] = m.host_enqueue_s;
+    if (m.launch_free_s > 0) j["launch_free_s"] = m.launch_free_s;
+  }
+  return j;
 }
 
 namespace {
@@ -232,6 +243,12 @@ measurement measurement_from_json(const json& j, const std::string& path) {
   if (const auto* u = r.maybe("item_unit", json::value_t::string)) m.work.item_unit = *u;
   m.converged = r.flag("converged");
   if (const auto* c = r.maybe("cold", json::value_t::boolean)) m.cold = c->get<bool>();
+  if (const auto* hb = r.maybe("host_bound", json::value_t::boolean))
+    m.host_bound = hb->get<bool>();
+  if (const auto* he = r.maybe("host_enqueue_s", json::value_t::number_float))
+    m.host_enqueue_s = he->get<double>();
+  if (const auto* lf = r.maybe("launch_free_s", json::value_t::number_float))
+    m.launch_free_s = lf->get<double>();
   finalize(m); // statistics and rates are recomputed from the raw samples
   if (const auto* rates = r.maybe("rates", json::value_t::object))
     for (const auto& [k, v] : rates->items())
@@ -304,7 +321,7 @@ result result_from_json(const json& j, const std::string& path) {
 
 } // namespace
 
-json to_json(const run_report& rep) {
+static json report_fields(const run_report& rep) {
   const auto& m = rep.meta;
   json devices = json::array();
   for (const auto& d : rep.devices) devices.push_back(to_json(d));
@@ -323,6 +340,13 @@ json to_json(const run_report& rep) {
         {"incomplete_reason", m.incomplete_reason}}},
       {"devices", devices},
       {"results", results}};
+}
+
+json to_json(const run_report& rep) {
+  json j = report_fields(rep);
+  // Issue 17: a run with the test-only slowdown knob says so.
+  if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
+  return j;
 }
 
 run_report report_from_json(const json& j) {
@@ -349,6 +373,8 @@ run_report report_from_json(const json& j) {
   rep.meta.incomplete = meta.flag("incomplete");
   if (const auto* why = meta.maybe("incomplete_reason", json::value_t::string))
     rep.meta.incomplete_reason = *why;
+  if (const auto* t = meta.maybe("test_slowdown", json::value_t::string))
+    rep.meta.test_slowdown = *t;
   const auto& devices = top.at("devices", json::value_t::array);
   for (std::size_t i = 0; i < devices.size(); ++i)
     rep.devices.push_back(device_from_json(devices[i], fmt::format("devices[{}]", i)));

@@ -43,6 +43,14 @@ struct measurement {
   work_counts work;
   bool converged = false;
   bool cold = true; ///< L2 flushed before every sample (GPU clock only)
+  /// GPU clock: the host took at least half the GPU time to enqueue the timed work, so the GPU
+  /// waited on the host (launch gaps inside the timed region) and the figure moves with host
+  /// speed between processes. The gate judges such measurements apart (docs/compare.md).
+  bool host_bound = false;
+  double host_enqueue_s = 0; ///< GPU clock: median host time to enqueue one sample's work
+  /// GPU clock: median of 3 samples timed with the body enqueued while the GPU was held busy, so
+  /// without host gaps (0 when not taken: samples longer than launch_free_max_sample_s).
+  double launch_free_s = 0;
   /// bytes_per_s and items_per_s from the median, plus what the driver adds (fractions of peak).
   nlohmann::json rates = nlohmann::json::object();
 
@@ -52,9 +60,19 @@ struct measurement {
 /// Fills stats, converged flag and median-based rates from samples and work.
 void finalize(measurement& m);
 
+/// A GPU measurement is marked host_bound when the host's enqueue time is at least this
+/// fraction of the GPU time (the host cannot keep ahead) ...
+inline constexpr double host_bound_enqueue_fraction = 0.5;
+/// ... or when its median is at least this multiple of its launch-free time (host gaps are a
+/// quarter of the timed region).
+inline constexpr double host_bound_gap_ratio = 1.25;
+/// Samples longer than this skip the launch-free reference (launch gaps are negligible there).
+inline constexpr double launch_free_max_sample_s = 0.02;
+
 /// Times GPU regions with a pair of cudaEvents on the workload's stream; flushes L2 before every
-/// sample unless the options say warm. The body enqueues work on `stream` (and may fork to other
-/// streams as long as it joins back before returning).
+/// sample unless the options say warm. Also times the host's enqueue of each sample (host_bound)
+/// and applies the test-only GPUBENCH_TEST_SLOWDOWN delay (test_slowdown.hpp). The body enqueues
+/// work on `stream` (and may fork to other streams as long as it joins back before returning).
 class gpu_sampler {
 public:
   gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher);

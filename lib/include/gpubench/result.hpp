@@ -79,6 +79,7 @@ struct run_meta {
   std::string cuda_runtime;
   bool incomplete = false;
   std::string incomplete_reason;
+  std::string test_slowdown; ///< GPUBENCH_TEST_SLOWDOWN when set (test-only; docs/ci.md)
 };
 
 struct run_report {
