@@ -94,6 +94,14 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
   cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");
   cmd.add_flag(
       "--no-verify", [&opts](std::int64_t) { opts.verify = false; }, "skip the GPU-vs-CPU check");
+  // -- issue 14: launch-free timing, telemetry, energy --
+  cmd.add_option("--batch-time", opts.measure.batch_time,
+                 "also time back-to-back launches, about S seconds a sample, as rows '<name> "
+                 "(batch)' (0: off)")
+      ->capture_default_str();
+  cmd.add_flag("--energy", opts.energy,
+               "energy per operation from the NVML energy counter (adds about 6 s a point)");
+  // -- end issue 14 --
   cmd.add_flag("-q,--quiet", raw.quiet, "no logs or progress on stderr");
   cmd.add_flag("-v,--verbose", raw.verbose, "more detail on stderr");
 }

@@ -32,6 +32,10 @@ void verification::merge(const verification& other, const std::string& label) {
   details[label] = std::move(d);
 }
 
+namespace {
+json measurement_core_json(const measurement& m);
+} // namespace
+
 void add_peak_fractions(measurement& m, const device_record& dev) {
   const auto bps = m.rates.find("bytes_per_s");
   if (bps == m.rates.end()) return;
@@ -69,6 +73,20 @@ const measurement* result::find(std::string_view name) const noexcept {
 }
 
 json to_json(const measurement& m) {
+  json j = measurement_core_json(m);
+  // Issue 14: why sampling stopped, how GPU samples were timed, what the GPU was doing.
+  if (m.stopped) j["stop_reason"] = std::string(to_string(*m.stopped));
+  if (m.timing) j["timing"] = std::string(to_string(*m.timing));
+  if (m.invalid_samples > 0) j["invalid_samples"] = m.invalid_samples;
+  if (m.batch_launches > 0) j["batch_launches"] = m.batch_launches;
+  if (!m.description.empty()) j["description"] = m.description;
+  if (!m.telemetry.empty()) j["telemetry"] = m.telemetry;
+  if (!m.energy.empty()) j["energy"] = m.energy;
+  return j;
+}
+
+namespace {
+json measurement_core_json(const measurement& m) {
   return json{{"name", m.name},
               {"clock", m.clock == clock_kind::gpu ? "gpu" : "host"},
               {"unit", "s"},
@@ -88,6 +106,7 @@ json to_json(const measurement& m) {
               {"item_unit", m.work.item_unit},
               {"rates", m.rates}};
 }
+} // namespace
 
 namespace {
 
@@ -231,6 +250,20 @@ measurement measurement_from_json(const json& j, const std::string& path) {
   if (const auto* u = r.maybe("item_unit", json::value_t::string)) m.work.item_unit = *u;
   m.converged = r.flag("converged");
   if (const auto* c = r.maybe("cold", json::value_t::boolean)) m.cold = c->get<bool>();
+  // Issue 14's fields are optional: files written before them have none.
+  if (const auto* sr = r.maybe("stop_reason", json::value_t::string))
+    m.stopped = parse_stop_reason(sr->get<std::string>());
+  if (const auto* t = r.maybe("timing", json::value_t::string)) {
+    for (auto k : {gpu_timing::launch_free, gpu_timing::includes_launch, gpu_timing::batch})
+      if (to_string(k) == t->get<std::string>()) m.timing = k;
+  }
+  if (const auto* d = r.maybe("description", json::value_t::string)) m.description = *d;
+  if (r.maybe("invalid_samples", json::value_t::number_integer) != nullptr)
+    m.invalid_samples = integer_in<std::size_t>(r, "invalid_samples", 0, std::size_t{1} << 40);
+  if (r.maybe("batch_launches", json::value_t::number_integer) != nullptr)
+    m.batch_launches = integer_in<long>(r, "batch_launches", 0, 1L << 40);
+  if (const auto* t = r.maybe("telemetry", json::value_t::object)) m.telemetry = *t;
+  if (const auto* e = r.maybe("energy", json::value_t::object)) m.energy = *e;
   finalize(m); // statistics and rates are recomputed from the raw samples
   if (const auto* rates = r.maybe("rates", json::value_t::object))
     for (const auto& [k, v] : rates->items())

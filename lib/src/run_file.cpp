@@ -142,7 +142,8 @@ run_file_options parse_options(const json& j, std::string_view path) {
   if (!j.is_object()) fail(path, j, "an object of measurement options");
   reject_unknown_keys(j, path,
                       {"device", "warmup", "min_samples", "max_samples", "min_time", "max_noise",
-                       "timeout", "warm", "seed", "cpu_threads", "cpu_only", "verify"});
+                       "timeout", "warm", "seed", "cpu_threads", "cpu_only", "verify", "batch_time",
+                       "energy"});
   run_file_options o;
   for (const auto& [key, v] : j.items()) {
     const auto p = child(path, key);
@@ -171,6 +172,10 @@ run_file_options parse_options(const json& j, std::string_view path) {
       o.cpu_only = bool_of(v, p);
     else if (key == "verify")
       o.verify = bool_of(v, p);
+    else if (key == "batch_time")
+      o.batch_time = seconds_of(v, p, true);
+    else if (key == "energy")
+      o.energy = bool_of(v, p);
   }
   if (o.min_samples && o.max_samples && *o.min_samples > *o.max_samples) {
     throw usage_error(fmt::format("{}: min_samples ({}) is larger than max_samples ({})", path,
@@ -334,6 +339,8 @@ void apply_run_file_options(const run_file_options& file, common_options& opts,
   take(file.cpu_threads, "--cpu-threads", opts.cpu_threads);
   take(file.cpu_only, "--cpu-only", opts.cpu_only);
   take(file.verify, "--no-verify", opts.verify);
+  take(file.batch_time, "--batch-time", opts.measure.batch_time);
+  take(file.energy, "--energy", opts.energy);
 }
 
 std::vector<planned_point> plan_run_file(const run_file& file, const common_options& opts) {

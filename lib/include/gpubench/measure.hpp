@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpubench {
@@ -15,6 +17,7 @@ namespace gpubench {
 namespace cuda {
 class l2_flusher;
 }
+class telemetry_source;
 
 struct measure_options {
   int warmup = 1;          ///< discarded samples before sampling, within the timeout
@@ -24,7 +27,23 @@ struct measure_options {
   double max_noise = 0.01; ///< stop once stddev / mean is at most this (fraction)
   double timeout = 1.0;    ///< wall seconds per measurement, warm-up included
   bool warm = false;       ///< true: do not flush L2 between GPU samples
+  /// > 0: also time back-to-back launches between two events, about this many seconds a sample
+  /// (gpu_sampler::run_batch), for kernels shorter than a launch.
+  double batch_time = 0;
 };
+
+/// Why sampling stopped. noise: rel. stddev <= max_noise; stable: the 95% interval of the
+/// (10%-trimmed) mean is within +-max_noise/4 although single samples spread more (cold
+/// micro-kernels); the others are limits, not convergence.
+enum class stop_reason { noise, stable, max_samples, timeout, interrupted };
+std::string_view to_string(stop_reason r) noexcept;
+std::optional<stop_reason> parse_stop_reason(std::string_view s) noexcept;
+
+/// How a GPU sample was timed. launch_free: a blocking kernel held the stream while the start
+/// event and the work were enqueued; includes_launch: the events also time the host's enqueue;
+/// batch: the mean of many back-to-back launches between two events.
+enum class gpu_timing { launch_free, includes_launch, batch };
+std::string_view to_string(gpu_timing t) noexcept;
 
 /// The work one sample does: bytes that must move and items processed.
 struct work_counts {
@@ -42,7 +61,18 @@ struct measurement {
   summary stats;
   work_counts work;
   bool converged = false;
-  bool cold = true; ///< L2 flushed before every sample (GPU clock only)
+  std::optional<stop_reason> stopped; ///< unknown in files written before it was recorded
+  bool cold = true;                   ///< L2 flushed before every sample (GPU clock only)
+  std::optional<gpu_timing> timing;   ///< GPU clock only
+  std::size_t invalid_samples = 0;    ///< discarded (a blocking kernel that timed out)
+  long batch_launches = 0;            ///< launches per sample (gpu_timing::batch only)
+  /// What a CPU reference is (threads, vectorization, dtype path), so a speedup says what it
+  /// compares; empty for GPU rows.
+  std::string description;
+  /// What the GPU was doing (telemetry.hpp; agreed field names), empty when not recorded.
+  nlohmann::json telemetry = nlohmann::json::object();
+  /// --energy: energy per operation (energy.hpp), empty when not measured.
+  nlohmann::json energy = nlohmann::json::object();
   /// bytes_per_s and items_per_s from the median, plus what the driver adds (fractions of peak).
   nlohmann::json rates = nlohmann::json::object();
 
@@ -52,18 +82,36 @@ struct measurement {
 /// Fills stats, converged flag and median-based rates from samples and work.
 void finalize(measurement& m);
 
+/// What a GPU body does to the host while it is enqueued.
+enum class body_kind {
+  asynchronous,     ///< only enqueues: it can be timed behind a blocking kernel
+  host_synchronous, ///< waits for the GPU while enqueuing (pageable copies...): it cannot
+};
+
 /// Times GPU regions with a pair of cudaEvents on the workload's stream; flushes L2 before every
 /// sample unless the options say warm. The body enqueues work on `stream` (and may fork to other
-/// streams as long as it joins back before returning).
+/// streams as long as it joins back before returning). Asynchronous bodies are enqueued behind a
+/// blocking kernel (launch-free timing, methodology.md); a sample whose blocking kernel timed out
+/// is discarded and the rest of the measurement is timed without it. With a telemetry source the
+/// measurement records what the GPU was doing (telemetry.hpp).
 class gpu_sampler {
 public:
-  gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher);
+  gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher,
+              telemetry_source* telemetry = nullptr);
   measurement run(std::string name, const measure_options& opts, work_counts work,
-                  const std::function<void(cudaStream_t)>& body);
+                  const std::function<void(cudaStream_t)>& body,
+                  body_kind kind = body_kind::asynchronous);
+  /// Back-to-back launches of `body` between two events, about opts.batch_time seconds a sample;
+  /// a sample is the mean time of one launch. Never cold: only the first launch follows a flush.
+  measurement run_batch(std::string name, const measure_options& opts, work_counts work,
+                        const std::function<void(cudaStream_t)>& body);
+  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
+  [[nodiscard]] telemetry_source* telemetry() const noexcept { return telemetry_; }
 
 private:
   cudaStream_t stream_;
   cuda::l2_flusher* flusher_;
+  telemetry_source* telemetry_;
 };
 
 /// Times host regions with std::chrono::steady_clock.
@@ -76,11 +124,18 @@ measurement measure_host(std::string name, const measure_options& opts, work_cou
 /// `stop_requested` (SIGINT by default) is checked before every sample, warm-up included: an
 /// interruption ends the loop after the current sample, and one that comes before the first
 /// sample leaves `samples` empty (the runner then drops the measurement; runner.cpp).
+/// A sample that returns NaN is invalid: it is counted, not kept, and does not end warm-up early.
 /// Exposed for tests of the stopping criterion.
 struct sampling_outcome {
   std::vector<double> samples;
   bool converged = false;
+  stop_reason stopped = stop_reason::interrupted;
+  std::size_t invalid = 0;
 };
+
+/// The relative half-width of the 95% interval of the 10%-trimmed mean of `samples` (winsorized
+/// variance), the quantity the `stable` stopping rule bounds. Infinite below 2 samples.
+double trimmed_mean_rel_ci95(std::vector<double> samples);
 sampling_outcome sample_until_stable(const measure_options& opts,
                                      const std::function<double()>& sample,
                                      const std::function<bool()>& stop_requested = {});

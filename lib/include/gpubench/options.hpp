@@ -19,6 +19,8 @@ struct common_options {
   bool cpu_only = false;
   bool verify = true;
   int verbosity = 1; ///< 0 quiet, 1 normal, 2 verbose
+  // -- issue 14 --
+  bool energy = false; ///< --energy: energy per operation of the main rows (energy.hpp)
 };
 
 /// Throws usage_error naming the option if a measurement option is out of range.
