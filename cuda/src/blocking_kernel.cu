@@ -28,7 +28,8 @@ __global__ void spin_until_released(volatile int* flags, unsigned long long time
 blocking_kernel::blocking_kernel(double timeout_s)
     : timeout_ns_(static_cast<unsigned long long>(timeout_s * 1e9)) {
   void* host = nullptr;
-  GPUBENCH_CUDA_TRY(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+  GPUBENCH_CUDA_TRY(
+      cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
   flags_ = static_cast<volatile int*>(host);
   flags_[0] = 1; // released: a kernel launched before block() would not spin
   flags_[1] = 0;

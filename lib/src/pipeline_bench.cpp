@@ -232,6 +232,10 @@ result run_pipeline_point(const json& point, run_context& ctx) {
   if (cfg.has(pipeline_mode::cpu_augment) && !interrupt_requested()) {
     auto m = measure_host("stage_a_cpu", opts.measure, {}, [&] { engine.cpu_stage_a_only(n, s); });
     per_step(m, n, {0, 1, "steps"}, 0);
+    m.description = fmt::format(
+        "{} threads: the augment CPU reference (float32 per-op passes, compiler-vectorized, "
+        "baseline ISA) on each batch, then its upload from pinned memory",
+        ctx.cpu_pool().size());
     r.measurements.push_back(std::move(m));
   }
   std::map<pipeline_mode, double> host_per_step;
