@@ -339,7 +339,7 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   j["launches_per_chunk"] = chunk;
   j["power_samples"] = power.samples().size();
   if (power.samples().empty()) {
-    j["counter_vs_integral"] = nullptr;
+    j.erase("counter_vs_integral");
     j["disagreement_flag"] = false;
     j["integral_error"] = power.error().empty() ? "no instant-power sample" : power.error();
   }
@@ -435,7 +435,7 @@ json measure_cpu_energy(const std::function<void()>& body, double ops_per_call,
   auto j = summarize_energy(windows, idle_w, 0.001, o.min_window_s, op_unit, 0, o);
   if (j.value("supported", false)) {
     j["source"] = "rapl_package";
-    j["counter_vs_integral"] = nullptr;
+    j.erase("counter_vs_integral"); // no second source on the CPU
     j["disagreement_flag"] = false;
   }
   return j;

@@ -56,9 +56,11 @@ json summarize_telemetry(const telemetry_observation& o) {
     }
   }
   json j{{"available", true}, {"duration_s", o.duration_s}, {"readings", o.readings.size()}};
-  j["sm_clock_mhz"] = min_median(sm);
-  j["mem_clock_mhz"] = min_median(mem);
-  j["temperature_c"] = max_temp ? json{{"max", *max_temp}} : json(nullptr);
+  // A figure that could not be read is left out, never written as null or 0 (agreed.md: readers
+  // take the agreed fields as numbers where present).
+  if (!sm.empty()) j["sm_clock_mhz"] = min_median(sm);
+  if (!mem.empty()) j["mem_clock_mhz"] = min_median(mem);
+  if (max_temp) j["temperature_c"] = json{{"max", *max_temp}};
 
   // The share of the measurement in each reason: from the driver's cumulative counters where it
   // keeps one (exact, no polling), else from the share of readings that showed the reason.
@@ -91,7 +93,6 @@ json summarize_telemetry(const telemetry_observation& o) {
     j["other_processes"] = others.size();
     if (!others.empty()) flags.insert("contention");
   } else {
-    j["other_processes"] = nullptr;
     j["other_processes_error"] = o.pids_error;
   }
   j["flags"] = json(std::vector<std::string>(flags.begin(), flags.end()));
