@@ -131,8 +131,9 @@ sampling_outcome sample_until_stable(const measure_options& opts,
       out.stopped = stop_reason::max_samples;
       break;
     }
-    // Invalid samples count against the timeout only, so a run of them cannot loop forever.
-    if (elapsed() >= opts.timeout) {
+    // Past the timeout, sampling still waits for one valid sample so the measurement has data,
+    // but a run of invalid ones cannot keep it going.
+    if (elapsed() >= opts.timeout && (!out.samples.empty() || out.invalid >= 3)) {
       out.stopped = stop_reason::timeout;
       break;
     }

@@ -4,9 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 
 using namespace gpubench;
 
@@ -84,6 +86,31 @@ TEST_CASE("stop reason: invalid (NaN) samples are counted, not kept", "[measure]
   CHECK(out.invalid == 1);
   CHECK(out.samples.size() == 10);
   for (const double s : out.samples) CHECK(s == 1e-3);
+}
+
+TEST_CASE("stop reason: past the timeout an invalid sample is followed by a valid one",
+          "[measure]") {
+  auto o = quick();
+  o.timeout = 0.01;
+  int calls = 0;
+  const auto out = sample_until_stable(o, [&] {
+    if (++calls == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20)); // a blocker that timed out
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    return 1e-3;
+  });
+  CHECK(out.invalid == 1);
+  CHECK(out.samples.size() == 1);
+  CHECK(out.stopped == stop_reason::timeout);
+  int never = 0;
+  const auto none = sample_until_stable(o, [&] {
+    ++never;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return std::numeric_limits<double>::quiet_NaN();
+  });
+  CHECK(none.samples.empty());
+  CHECK(never <= 6);
 }
 
 TEST_CASE("stop reason: names round-trip", "[measure]") {
