@@ -99,8 +99,9 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
                  "also time back-to-back launches, about S seconds a sample, as rows '<name> "
                  "(batch)' (0: off)")
       ->capture_default_str();
-  cmd.add_flag("--energy", opts.energy,
-               "energy per operation from the NVML energy counter (adds about 6 s a point)");
+  cmd.add_flag(
+      "--energy", opts.energy,
+      "energy per operation from the NVML energy counter (adds about 6 s per measured row)");
   // -- end issue 14 --
   cmd.add_flag("-q,--quiet", raw.quiet, "no logs or progress on stderr");
   cmd.add_flag("-v,--verbose", raw.verbose, "more detail on stderr");

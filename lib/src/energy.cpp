@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -266,7 +267,8 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   if (!base.error.empty()) return energy_unsupported(base.error);
   const double window_s = energy_window_seconds(base.tick_s, o);
 
-  // Launches per chunk: about 10 ms of work, so that a window's end overshoots by little.
+  // Launches per chunk: about 1 ms of work, the resolution at which a window's operations are
+  // counted (0.1% of a 1 s window).
   const cuda::event start;
   const cuda::event stop;
   body(stream);
@@ -275,19 +277,21 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   stop.record(stream);
   stop.synchronize();
   const double one = cuda::elapsed_seconds(start, stop);
-  const long chunk = one > 0 ? std::clamp(static_cast<long>(0.01 / one), 1L, 100000L) : 1000L;
+  const long chunk = one > 0 ? std::clamp(static_cast<long>(1e-3 / one), 1L, 100000L) : 100L;
 
-  // Two chunks in flight: while the host waits for one, the GPU runs the next.
-  std::array<cuda::event, 2> done_events{cuda::event(false), cuda::event(false)};
+  // Four chunks in flight: while the host waits for the oldest, the GPU runs the others.
+  constexpr long in_flight = 4;
+  std::vector<cuda::event> done_events;
+  for (long i = 0; i < in_flight; ++i) done_events.emplace_back(false);
   long enqueued = 0;
   long completed = 0;
   const auto enqueue = [&] {
     for (long i = 0; i < chunk; ++i) body(stream);
-    done_events[static_cast<std::size_t>(enqueued % 2)].record(stream);
+    done_events[static_cast<std::size_t>(enqueued % in_flight)].record(stream);
     ++enqueued;
   };
   const auto advance = [&] {
-    done_events[static_cast<std::size_t>(completed % 2)].synchronize();
+    done_events[static_cast<std::size_t>(completed % in_flight)].synchronize();
     ++completed;
     enqueue();
   };
@@ -295,33 +299,52 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
     const double until = now_s() + seconds;
     while (now_s() < until) advance();
   };
+  // A window starts and ends where the counter steps, so each holds whole steps and no
+  // quantization error; the operations are the chunks completed when each step was seen.
+  struct step {
+    double t = 0;
+    std::uint64_t mj = 0;
+    long completed = 0;
+  };
+  std::uint64_t last_mj = 0;
+  std::string counter_error;
+  const auto next_step = [&](double not_before) -> std::optional<step> {
+    const double give_up = now_s() + 5 * window_s + 1;
+    while (now_s() < give_up) {
+      advance();
+      const auto e = monitor->energy_mj();
+      if (!e.value) {
+        counter_error = e.error;
+        return std::nullopt;
+      }
+      const double t = now_s();
+      if (*e.value == last_mj) continue;
+      last_mj = *e.value;
+      if (t >= not_before) return step{t, *e.value, completed};
+    }
+    counter_error = "the energy counter stopped advancing under load";
+    return std::nullopt;
+  };
 
   power_sampler power(*monitor, o.power_hz);
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> phase(0.0, base.tick_s);
   std::vector<energy_window> windows;
-  std::string counter_error;
   try {
-    enqueue();
-    enqueue();
+    for (long i = 0; i < in_flight; ++i) enqueue();
     run_for(0.2); // clocks and power settle under load
+    if (const auto e = monitor->energy_mj(); e.value) last_mj = *e.value;
     for (int w = 0; w < o.windows && !interrupt_requested(); ++w) {
-      run_for(phase(rng));
-      const auto e0 = monitor->energy_mj();
-      const double t0 = now_s();
-      const long c0 = completed;
-      while (now_s() - t0 < window_s) advance();
-      const auto e1 = monitor->energy_mj();
-      const double t1 = now_s();
-      if (!e0.value || !e1.value) {
-        counter_error = !e0.value ? e0.error : e1.error;
-        break;
-      }
+      // A random delay first, so the windows sample the counter's steps at random phases.
+      const auto s0 = next_step(now_s() + phase(rng));
+      if (!s0) break;
+      const auto s1 = next_step(s0->t + window_s);
+      if (!s1) break;
       energy_window win;
-      win.seconds = t1 - t0;
-      win.counter_j = static_cast<double>(*e1.value - *e0.value) * 1e-3;
-      win.ops = static_cast<double>((completed - c0) * chunk) * ops_per_launch;
-      win.integral_j = t0; // the integral needs the whole power record: filled in below
+      win.seconds = s1->t - s0->t;
+      win.counter_j = static_cast<double>(s1->mj - s0->mj) * 1e-3;
+      win.ops = static_cast<double>((s1->completed - s0->completed) * chunk) * ops_per_launch;
+      win.integral_j = s0->t; // the integral needs the whole power record: filled in below
       windows.push_back(win);
     }
     GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
