@@ -279,8 +279,9 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   const double one = cuda::elapsed_seconds(start, stop);
   const long chunk = one > 0 ? std::clamp(static_cast<long>(1e-3 / one), 1L, 100000L) : 100L;
 
-  // Four chunks in flight: while the host waits for the oldest, the GPU runs the others.
-  constexpr long in_flight = 4;
+  // Eight chunks in flight: while the host waits for the oldest or reads the counter, the GPU
+  // runs the others.
+  constexpr long in_flight = 8;
   std::vector<cuda::event> done_events;
   for (long i = 0; i < in_flight; ++i) done_events.emplace_back(false);
   long enqueued = 0;
