@@ -7,8 +7,10 @@
 #include "gpubench/telemetry.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace gpubench {
@@ -142,6 +144,16 @@ sampling_outcome sample_until_stable(const measure_options& opts,
 }
 
 namespace {
+/// Set once a blocking kernel timed out: launches are being serialized (compute-sanitizer,
+/// CUDA_LAUNCH_BLOCKING=1...), so every later blocker would wait its full timeout too.
+std::atomic<bool> blocking_unusable{false};
+
+} // namespace
+
+bool launch_free_timing_usable() noexcept { return !blocking_unusable.load(); }
+void reset_launch_free_timing() noexcept { blocking_unusable.store(false); }
+
+namespace {
 measurement from_samples(std::string name, clock_kind clock, sampling_outcome outcome,
                          work_counts work, bool cold) {
   measurement m;
@@ -191,7 +203,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   const bool cold = !opts.warm && flusher_ != nullptr;
   // The blocking kernel gives up after 1 s, far longer than any enqueue of one sample's work.
   cuda::blocking_kernel blocker(1.0);
-  bool blocked = kind == body_kind::asynchronous;
+  bool blocked = kind == body_kind::asynchronous && !blocking_unusable.load();
   telemetry_scope telemetry(telemetry_);
   auto outcome = sample_until_stable(opts, [&] {
     if (blocked) blocker.block(stream_);
@@ -210,6 +222,11 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
       // The body waited for the GPU while enqueuing: this sample is not launch-free, and neither
       // would the next be. Time the rest without the blocker.
       blocked = false;
+      if (!blocking_unusable.exchange(true))
+        std::fprintf(stderr, "gpubench: warning: the blocking kernel timed out (launches "
+                             "serialized, e.g. by compute-sanitizer or CUDA_LAUNCH_BLOCKING=1); "
+                             "GPU samples from here on include the launch (timing: "
+                             "includes_launch)\n");
       return std::numeric_limits<double>::quiet_NaN();
     }
     return cuda::elapsed_seconds(start, stop);

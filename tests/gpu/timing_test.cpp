@@ -89,6 +89,9 @@ TEST_CASE("launch-free timing: a body that waits for the GPU falls back, flagged
   CHECK(m.invalid_samples == 1);
   CHECK(m.timing == gpu_timing::includes_launch);
   CHECK(m.samples.size() == 3);
+  // The process then stops trying (a serializing tool would time out every blocker) until reset.
+  CHECK_FALSE(launch_free_timing_usable());
+  reset_launch_free_timing();
 }
 
 TEST_CASE("energy: a real read of the NVML counter", "[gpu][energy]") {

@@ -114,6 +114,11 @@ private:
   telemetry_source* telemetry_;
 };
 
+/// False once a blocking kernel timed out in this process (launches serialized by a tool): GPU
+/// samples are then timed without one. The reset is for tests.
+bool launch_free_timing_usable() noexcept;
+void reset_launch_free_timing() noexcept;
+
 /// Times host regions with std::chrono::steady_clock.
 measurement measure_host(std::string name, const measure_options& opts, work_counts work,
                          const std::function<void()>& body);
