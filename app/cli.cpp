@@ -104,6 +104,15 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
           "wall seconds per measurement at most, warm-up included (above 0, at most 86400)",
           "SECONDS");
     cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
+    // -- issue 14: launch-free timing, telemetry, energy --
+    cmd.add_option("--batch-time", opts.measure.batch_time,
+                   "also time back-to-back launches, about S seconds a sample, as rows '<name> "
+                   "(batch)' (0: off)")
+        ->capture_default_str();
+    cmd.add_flag(
+        "--energy", opts.energy,
+        "energy per operation from the NVML energy counter (adds about 6 s per measured row)");
+    // -- end issue 14 --
   }
   if (offered.inputs) {
     typed("--seed", opts.seed, "seed of all random inputs and parameters", "UINT64")

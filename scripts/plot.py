@@ -9,6 +9,8 @@ Writes, for whatever the files contain:
   vecadd-transfers.png  H2D and D2H bandwidth vs elements, pinned vs pageable host memory
   augment-throughput.png images/s vs batch for the CPU reference and each GPU implementation
   pipeline-steps.png    steps/s vs batch per mode, with the ideal overlap, one panel per scenario
+  energy-per-op.png     J per element/image/step vs size, gross and net of idle (--energy)
+  clocks-over-sweep.png SM clock (min, median) of every GPU measurement in order, flags circled
 Each point is the rate of the median sample; its error bar spans the rates of the 25th to the 75th
 percentile of the raw samples. A series (a mode, an implementation) has one colour in every
 figure and panel, and legends use the names of the docs (cpu-augment, CPU reference).
@@ -314,6 +316,74 @@ def plot_pipeline(results, gpus, hosts, out, svg, written):
     save(fig, out, "pipeline-steps", svg, written)
 
 
+def size_of(r):
+    """The x of a sweep point: elements for vecadd, batch for augment and pipeline."""
+    return r.params.get("n") if r.benchmark == "vecadd" else r.params.get("batch")
+
+
+def plot_energy_per_op(results, gpus, hosts, out, svg, written):
+    """energy-per-op.png: J per element/image/step vs size, gross and net of idle (--energy)."""
+    panels = {}  # benchmark -> label -> size -> J/op
+    units = {}
+    for r in results:
+        x = size_of(r)
+        for name, m in r.measurements.items():
+            e = m.get("energy") or {}
+            if not e.get("supported") or x is None:
+                continue
+            series = panels.setdefault(r.benchmark, {})
+            units[r.benchmark] = e.get("op_unit", "op")
+            series.setdefault(f"{name}", {})[x] = e["j_per_op"]
+            if e.get("j_per_op_net", 0) > 0:
+                series.setdefault(f"{name} (net of idle)", {})[x] = e["j_per_op_net"]
+    if not panels:
+        return
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
+    for ax, bench in zip(axes[0], sorted(panels)):
+        series_plot(ax, panels[bench])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("elements" if bench == "vecadd" else "batch size")
+        ax.set_ylabel(f"energy (J per {units[bench]})")
+        ax.set_title(bench)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.suptitle(f"energy per operation (NVML counter; RAPL for the CPU), "
+                 f"{machine_title(gpus, hosts)}")
+    save(fig, out, "energy-per-op", svg, written)
+
+
+def plot_clocks_over_sweep(results, gpus, hosts, out, svg, written):
+    """clocks-over-sweep.png: SM clock (min and median) and the throttle flags of every GPU
+    measurement, in the order measured, so a sweep shows where the clocks fell."""
+    points = []  # (label, median, min, flagged)
+    for r in results:
+        for name, m in r.measurements.items():
+            t = m.get("telemetry") or {}
+            sm = t.get("sm_clock_mhz")
+            if not t.get("available") or not sm:
+                continue
+            flagged = any(f in ("thermal", "hw_slowdown", "contention") for f in t.get("flags", []))
+            points.append((f"{r.benchmark} {size_of(r)} {name}", sm["median"], sm["min"], flagged))
+    if not points:
+        return
+    fig, ax = plt.subplots(figsize=(max(8, 0.25 * len(points)), 5.5))
+    xs = list(range(len(points)))
+    ax.plot(xs, [p[1] for p in points], marker="o", label="SM clock, median")
+    ax.plot(xs, [p[2] for p in points], marker="v", linestyle=":", label="SM clock, min")
+    flagged = [(x, p[2]) for x, p in zip(xs, points) if p[3]]
+    if flagged:
+        ax.scatter([f[0] for f in flagged], [f[1] for f in flagged], s=120, facecolors="none",
+                   edgecolors="red", label="flagged (thermal, hw slowdown, contention)")
+    ax.set_xticks(xs)
+    ax.set_xticklabels([p[0] for p in points], rotation=75, fontsize="x-small")
+    ax.set_ylabel("MHz")
+    ax.set_title(f"clocks over the sweep, {machine_title(gpus, hosts)}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    save(fig, out, "clocks-over-sweep", svg, written)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", metavar="RESULT.json")
@@ -328,6 +398,8 @@ def main(argv=None):
     plot_vecadd_transfers(results, gpus, hosts, args.out, args.svg, written)
     plot_augment(results, gpus, hosts, args.out, args.svg, written)
     plot_pipeline(results, gpus, hosts, args.out, args.svg, written)
+    plot_energy_per_op(results, gpus, hosts, args.out, args.svg, written)
+    plot_clocks_over_sweep(results, gpus, hosts, args.out, args.svg, written)
     if not written:
         print("plot.py: nothing to plot in these files", file=sys.stderr)
         return 1

@@ -27,6 +27,13 @@ device_record& run_context::device(int id) {
   return it->second;
 }
 
+telemetry_source& run_context::telemetry(int id) {
+  auto it = telemetry_.find(id);
+  if (it == telemetry_.end())
+    it = telemetry_.emplace(id, open_telemetry(device(id).info.pci_bus_id)).first;
+  return *it->second;
+}
+
 namespace {
 
 /// Short, fixed-effort measurements: these are denominators, not the benchmark itself.

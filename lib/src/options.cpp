@@ -23,6 +23,8 @@ void validate(const measure_options& m) {
        fmt::format("{} must be a number of seconds in [0, 86400]", m.min_time));
   need(std::isfinite(m.max_noise) && m.max_noise > 0 && m.max_noise <= 1, "max-noise",
        fmt::format("{}% must be in (0, 100]", m.max_noise * 100));
+  need(std::isfinite(m.batch_time) && m.batch_time >= 0 && m.batch_time <= 60, "batch-time",
+       fmt::format("{} must be a number of seconds in [0, 60]", m.batch_time));
   need(std::isfinite(m.timeout) && m.timeout > 0 && m.timeout <= 86400, "timeout",
        fmt::format("{} must be a number of seconds in (0, 86400]", m.timeout));
 }

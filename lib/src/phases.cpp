@@ -24,9 +24,9 @@ verification checked_run(cudaStream_t stream, const std::vector<poison_target>& 
 
 void measure_gpu(result& r, gpu_sampler& sampler, const std::string& name,
                  const measure_options& opts, work_counts work,
-                 const std::function<void(cudaStream_t)>& body) {
+                 const std::function<void(cudaStream_t)>& body, body_kind kind) {
   if (interrupt_requested()) return;
-  r.measurements.push_back(sampler.run(name, opts, std::move(work), body));
+  r.measurements.push_back(sampler.run(name, opts, std::move(work), body, kind));
 }
 
 void measure_cpu(result& r, const std::string& name, const measure_options& opts, work_counts work,

@@ -7,6 +7,7 @@
 #include "gpubench/augment_params.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
+#include "gpubench/energy.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/pipeline_cpu.hpp"
 #include "gpubench/report.hpp"
@@ -104,7 +105,7 @@ result run_pipeline_point(const json& point, run_context& ctx) {
   const cuda::stream main_stream;
   const cudaStream_t s = main_stream.get();
   cuda::l2_flusher flusher(dev.info.l2_bytes);
-  gpu_sampler sampler(s, &flusher);
+  gpu_sampler sampler(s, &flusher, &ctx.telemetry(device));
   pipeline_engine engine(cfg, opts.seed, ctx.cpu_pool());
   const int n = cfg.steps;
   const int warm = cfg.warmup_steps;
@@ -160,7 +161,9 @@ result run_pipeline_point(const json& point, run_context& ctx) {
   const auto measure = [&](const std::string& name, work_counts wc, double flops,
                            const std::function<void(cudaStream_t)>& body) {
     if (interrupt_requested()) return;
-    auto m = sampler.run(name, opts.measure, {}, body);
+    // The engine waits on its ring of host buffers while it enqueues (and the mode rows time the
+    // host too): not timed behind a blocking kernel.
+    auto m = sampler.run(name, opts.measure, {}, body, body_kind::host_synchronous);
     per_step(m, n, std::move(wc), flops);
     r.measurements.push_back(std::move(m));
   };
@@ -172,6 +175,10 @@ result run_pipeline_point(const json& point, run_context& ctx) {
   if (cfg.has(pipeline_mode::cpu_augment) && !interrupt_requested()) {
     auto m = measure_host("stage_a_cpu", opts.measure, {}, [&] { engine.cpu_stage_a_only(n, s); });
     per_step(m, n, {0, 1, "steps"}, 0);
+    m.description = fmt::format(
+        "{} threads: the augment CPU reference (float32 per-op passes, compiler-vectorized, "
+        "baseline ISA) on each batch, then its upload from pinned memory",
+        ctx.cpu_pool().size());
     r.measurements.push_back(std::move(m));
   }
   std::map<pipeline_mode, double> host_per_step;
@@ -188,9 +195,23 @@ result run_pipeline_point(const json& point, run_context& ctx) {
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n);
             });
     if (!host.empty()) host_per_step[m] = summarize(host).median;
+    if (opts.energy && !interrupt_requested() && !r.measurements.empty() &&
+        r.measurements.back().name == mode_key(m)) {
+      auto& tel = ctx.telemetry(device);
+      r.measurements.back().energy = measure_gpu_energy(
+          tel.monitor(), tel.unavailable_reason(), s,
+          [&](cudaStream_t st) { engine.run(m, n, st); }, static_cast<double>(n), "step", 0, {});
+    }
   }
   engine.start(pipeline_mode::serial, s); // quiets the cpu-augment loader
   derive_pipeline_figures(r, cfg, w, host_per_step);
+  // --energy: the energy per step that overlapping saves against serial.
+  if (const auto* serial = r.find(mode_key(pipeline_mode::serial));
+      serial != nullptr && serial->energy.value("supported", false))
+    for (const auto m : {pipeline_mode::streams, pipeline_mode::graph})
+      if (const auto* x = r.find(mode_key(m)); x != nullptr && x->energy.value("supported", false))
+        r.derived[fmt::format("{}_energy_saved_vs_serial_fraction", mode_key(m))] =
+            1.0 - x->energy.value("j_per_op", 0.0) / serial->energy.value("j_per_op", 1.0);
   return r;
 }
 

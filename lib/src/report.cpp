@@ -1,5 +1,7 @@
 #include "gpubench/report.hpp"
 
+#include "gpubench/energy.hpp"
+#include "gpubench/telemetry.hpp"
 #include "gpubench/text_table.hpp"
 
 #include <fmt/format.h>
@@ -83,6 +85,37 @@ std::string derived_value(const std::string& key, const json& v) {
   return fmt::format("{:.4g}", x);
 }
 
+/// The stop column: why sampling ended (legend under the table); yes/no for older files.
+std::string stop_text(const measurement& m) {
+  if (!m.stopped) return m.converged ? "yes" : "no";
+  switch (*m.stopped) {
+  case stop_reason::noise: return "noise";
+  case stop_reason::stable: return "stable";
+  case stop_reason::max_samples: return "max-n";
+  case stop_reason::timeout: return "timeout";
+  case stop_reason::interrupted: return "intr";
+  }
+  return "?";
+}
+
+/// Telemetry lines under a result's rows: the first GPU measurement's always (or that it is
+/// unavailable, once), every flagged one's, and energy where measured.
+void write_what_the_gpu_did(std::ostream& os, const result& r) {
+  bool first = true;
+  for (const auto& m : r.measurements) {
+    if (m.telemetry.empty()) continue;
+    const bool available = m.telemetry.value("available", false);
+    if (first || (available && telemetry_flagged(m.telemetry)))
+      os << fmt::format("  {}{}\n", available ? fmt::format("[{}] ", m.name) : "",
+                        telemetry_line(m.telemetry));
+    first = false;
+  }
+  for (const auto& m : r.measurements)
+    if (!m.energy.empty()) os << fmt::format("  [{}] {}\n", m.name, energy_line(m.energy));
+  for (const auto& m : r.measurements)
+    if (!m.description.empty()) os << fmt::format("  [{}] is {}\n", m.name, m.description);
+}
+
 std::string verification_line(const verification& v) {
   if (!v.performed) return "not performed";
   return fmt::format("{}: {}, {} of {} elements within tolerance ({:.4f}%), max |error| {:.3g}",
@@ -100,19 +133,22 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
     os << fmt::format("  {}: {}\n\n", to_string(r.status), r.reason);
     return;
   }
-  os << fmt::format("  {:<24} {:<5} {:>11} {:>11} {:>7} {:>7} {:>4}  {:>12} {:>16}  {}\n",
-                    "measurement", "clock", "median", "min", "rel.sd", "samples", "conv",
+  os << fmt::format("  {:<24} {:<5} {:>11} {:>11} {:>7} {:>7} {:>7}  {:>12} {:>16}  {}\n",
+                    "measurement", "clock", "median", "min", "rel.sd", "samples", "stop",
                     "bandwidth", "rate", "of peak");
   for (const auto& m : r.measurements) {
     const double bps = rate(m, "bytes_per_s");
     const double ips = rate(m, "items_per_s");
-    os << fmt::format("  {:<24} {:<5} {:>11} {:>11} {:>6.1f}% {:>7} {:>4}  {:>12} {:>16}  {}\n",
-                      m.name, m.clock == clock_kind::gpu ? (m.cold ? "gpu" : "gpu/w") : "host",
+    // A '*' marks a row whose telemetry is flagged (thermal, hw slowdown, contention).
+    const std::string name = telemetry_flagged(m.telemetry) ? m.name + " *" : m.name;
+    os << fmt::format("  {:<24} {:<5} {:>11} {:>11} {:>6.1f}% {:>7} {:>7}  {:>12} {:>16}  {}\n",
+                      name, m.clock == clock_kind::gpu ? (m.cold ? "gpu" : "gpu/w") : "host",
                       format_seconds(m.stats.median), format_seconds(m.stats.min),
-                      m.stats.rel_stddev * 100, m.stats.count, m.converged ? "yes" : "no",
+                      m.stats.rel_stddev * 100, m.stats.count, stop_text(m),
                       bps > 0 ? format_bytes_per_s(bps) : "",
                       ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m));
   }
+  write_what_the_gpu_did(os, r);
   for (const auto& [k, v] : r.derived.items())
     os << fmt::format("  {}: {}\n", k, derived_value(k, v));
   os << "  verification: " << verification_line(r.verify) << "\n\n";
@@ -132,9 +168,12 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
         it != summaries.end() && it->second && !results.empty())
       it->second(os, results);
   // One line that says what the columns mean and why a row stopped where it did.
-  os << "Legend: clock gpu = CUDA events after an L2 flush, gpu/w = --warm, host = steady clock; "
-        "rel.sd = relative standard deviation; conv yes = stopped once rel.sd <= --max-noise, no = "
-        "stopped by --max-samples or --timeout first; skipped/error = did not run, reason given\n";
+  if (!rep.results.empty())
+    os << "Legend: clock gpu = CUDA events (after an L2 flush; gpu/w = --warm), host = steady "
+          "clock; rel.sd = relative standard deviation; stop: noise = rel.sd <= --max-noise, "
+          "stable = 95% interval of the trimmed mean within +-max-noise/4, max-n, timeout, intr = "
+          "a limit ended sampling (not converged); * = telemetry flagged (thermal, hw slowdown or "
+          "another process on the GPU); skipped/error = did not run, reason given\n";
 }
 
 namespace {

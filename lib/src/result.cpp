@@ -88,9 +88,18 @@ static json measurement_fields(const measurement& m) {
               {"item_unit", m.work.item_unit},
               {"rates", m.rates}};
 }
+} // namespace
 
 json to_json(const measurement& m) {
   json j = measurement_fields(m);
+  // Issue 14: why sampling stopped, how GPU samples were timed, what the GPU was doing.
+  if (m.stopped) j["stop_reason"] = std::string(to_string(*m.stopped));
+  if (m.timing) j["timing"] = std::string(to_string(*m.timing));
+  if (m.invalid_samples > 0) j["invalid_samples"] = m.invalid_samples;
+  if (m.batch_launches > 0) j["batch_launches"] = m.batch_launches;
+  if (!m.description.empty()) j["description"] = m.description;
+  if (!m.telemetry.empty()) j["telemetry"] = m.telemetry;
+  if (!m.energy.empty()) j["energy"] = m.energy;
   // Issue 17 (regression gate): host-bound GPU timings, judged apart by compare.
   if (m.clock == clock_kind::gpu && m.host_enqueue_s > 0) {
     j["host_bound"] = m.host_bound;
@@ -249,6 +258,20 @@ measurement measurement_from_json(const json& j, const std::string& path) {
     m.host_enqueue_s = he->get<double>();
   if (const auto* lf = r.maybe("launch_free_s", json::value_t::number_float))
     m.launch_free_s = lf->get<double>();
+  // Issue 14's fields are optional: files written before them have none.
+  if (const auto* sr = r.maybe("stop_reason", json::value_t::string))
+    m.stopped = parse_stop_reason(sr->get<std::string>());
+  if (const auto* t = r.maybe("timing", json::value_t::string)) {
+    for (auto k : {gpu_timing::launch_free, gpu_timing::includes_launch, gpu_timing::batch})
+      if (to_string(k) == t->get<std::string>()) m.timing = k;
+  }
+  if (const auto* d = r.maybe("description", json::value_t::string)) m.description = *d;
+  if (r.maybe("invalid_samples", json::value_t::number_integer) != nullptr)
+    m.invalid_samples = integer_in<std::size_t>(r, "invalid_samples", 0, std::size_t{1} << 40);
+  if (r.maybe("batch_launches", json::value_t::number_integer) != nullptr)
+    m.batch_launches = integer_in<long>(r, "batch_launches", 0, 1L << 40);
+  if (const auto* t = r.maybe("telemetry", json::value_t::object)) m.telemetry = *t;
+  if (const auto* e = r.maybe("energy", json::value_t::object)) m.energy = *e;
   finalize(m); // statistics and rates are recomputed from the raw samples
   if (const auto* rates = r.maybe("rates", json::value_t::object))
     for (const auto& [k, v] : rates->items())

@@ -141,16 +141,16 @@ std::string device_of(const json& v, std::string_view path) {
 }
 
 /// The keys of "options": the command line's option names without the dashes.
-constexpr std::string_view option_keys[] = {"device",   "warmup",      "min-samples", "max-samples",
-                                            "min-time", "max-noise",   "timeout",     "warm",
-                                            "seed",     "cpu-threads", "cpu-only",    "no-verify"};
+constexpr std::string_view option_keys[] = {
+    "device", "warmup",      "min-samples", "max-samples", "min-time",   "max-noise", "timeout",
+    "warm",   "seed",        "cpu-threads", "cpu-only",    "no-verify",  "batch-time", "energy"};
 
 /// The spelling of "options" before it followed the command line (still read, with a note).
 std::optional<std::string_view> current_spelling(std::string_view old) {
   static constexpr std::pair<std::string_view, std::string_view> renamed[] = {
       {"min_samples", "min-samples"}, {"max_samples", "max-samples"}, {"min_time", "min-time"},
       {"max_noise", "max-noise"},     {"cpu_threads", "cpu-threads"}, {"cpu_only", "cpu-only"},
-      {"verify", "no-verify"}};
+      {"verify", "no-verify"},       {"batch_time", "batch-time"}};
   for (const auto& [from, to] : renamed)
     if (from == old) return to;
   return std::nullopt;
@@ -210,6 +210,10 @@ run_file_options parse_options(const json& j, std::string_view path,
       o.verify = bool_of(v, p);
     else if (key == "no-verify")
       o.verify = !bool_of(v, p);
+    else if (key == "batch-time")
+      o.batch_time = seconds_of(v, p, true);
+    else if (key == "energy")
+      o.energy = bool_of(v, p);
   }
   if (o.min_samples && o.max_samples && *o.min_samples > *o.max_samples) {
     throw usage_error(fmt::format("{}: min-samples ({}) is larger than max-samples ({})", path,
@@ -374,6 +378,8 @@ void apply_run_file_options(const run_file_options& file, common_options& opts,
   take(file.cpu_threads, "--cpu-threads", opts.cpu_threads);
   take(file.cpu_only, "--cpu-only", opts.cpu_only);
   take(file.verify, "--no-verify", opts.verify);
+  take(file.batch_time, "--batch-time", opts.measure.batch_time);
+  take(file.energy, "--energy", opts.energy);
 }
 
 std::vector<planned_point> plan_run_file(const run_file& file, const common_options& opts) {

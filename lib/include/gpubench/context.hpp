@@ -3,6 +3,7 @@
 // used (with their measured peaks), a logger and a progress line.
 #include "gpubench/options.hpp"
 #include "gpubench/result.hpp"
+#include "gpubench/telemetry.hpp"
 #include "gpubench/thread_pool.hpp"
 
 #include <fmt/format.h>
@@ -37,6 +38,9 @@ public:
   /// of it are left out, and a later call measures it again.
   device_record& device_with_peaks(int id, bool transfers = false);
   [[nodiscard]] std::vector<device_record> devices_used() const;
+  /// Telemetry of `device` (NVML, loaded once; telemetry.hpp): a source that says why when NVML
+  /// is missing. Owned by the context.
+  telemetry_source& telemetry(int id);
 
   /// Logs to stderr unless quiet; verbose-only messages with log_verbose.
   template <typename... Args>
@@ -57,6 +61,7 @@ private:
   common_options opts_;
   std::unique_ptr<thread_pool> pool_;
   std::map<int, device_record> devices_;
+  std::map<int, std::unique_ptr<telemetry_source>> telemetry_;
 };
 
 } // namespace gpubench

@@ -22,6 +22,8 @@ struct common_options {
   // --output-format (issue 13.3, one set of writers): the format of the --output file; from
   // --output-format, else an explicit --format, else json (the complete record).
   output_format file_format = output_format::json;
+  // -- issue 14 --
+  bool energy = false; ///< --energy: energy per operation of the main rows (energy.hpp)
 };
 
 /// Which of the common options a subcommand offers: only those that do something there. --device,

@@ -29,10 +29,12 @@ verification checked_run(cudaStream_t stream, const std::vector<poison_target>& 
                          const std::function<void(cudaStream_t)>& body,
                          const std::function<verification()>& compare);
 
-/// Appends a GPU measurement to `r` unless SIGINT came first.
+/// Appends a GPU measurement to `r` unless SIGINT came first; `kind` says whether the body can be
+/// timed behind the blocking kernel (measure.hpp).
 void measure_gpu(result& r, gpu_sampler& sampler, const std::string& name,
                  const measure_options& opts, work_counts work,
-                 const std::function<void(cudaStream_t)>& body);
+                 const std::function<void(cudaStream_t)>& body,
+                 body_kind kind = body_kind::asynchronous);
 
 /// Appends a host measurement to `r` unless SIGINT came first.
 void measure_cpu(result& r, const std::string& name, const measure_options& opts, work_counts work,

@@ -40,6 +40,9 @@ struct run_file_options {
   std::optional<int> cpu_threads;
   std::optional<bool> cpu_only;
   std::optional<bool> verify;
+  // issue 14
+  std::optional<double> batch_time;
+  std::optional<bool> energy;
 };
 
 struct run_file {

@@ -1,0 +1,124 @@
+// Launch-free timing and a real energy read on the GPU: warm samples of an L2-resident vecadd are
+// no slower than cold ones once the blocking kernel keeps the launch out of the timed region, a
+// blocking kernel that is never released gives up on its own, and NVML's counter gives energy.
+#include "gpubench/cuda/blocking_kernel.hpp"
+#include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/memory.hpp"
+#include "gpubench/cuda/stream.hpp"
+#include "gpubench/cuda/vecadd.hpp"
+#include "gpubench/energy.hpp"
+#include "gpubench/measure.hpp"
+#include "gpubench/telemetry.hpp"
+
+#include "common.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+using namespace gpubench;
+
+TEST_CASE("blocking kernel: an unreleased block times out instead of hanging", "[gpu][timing]") {
+  const cuda::stream s;
+  cuda::blocking_kernel blocker(0.05);
+  const auto t0 = std::chrono::steady_clock::now();
+  blocker.block(s.get());
+  s.synchronize(); // never released: only the timeout lets this return
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(blocker.timed_out());
+  CHECK(waited >= 0.04);
+  CHECK(waited < 5);
+  blocker.block(s.get());
+  blocker.release();
+  s.synchronize();
+  CHECK_FALSE(blocker.timed_out());
+}
+
+TEST_CASE("launch-free timing: warm vecadd in L2 is no slower than cold", "[gpu][timing]") {
+  const int device = 0;
+  const auto info = cuda::query_device(device);
+  const std::size_t n = std::size_t{1} << 20; // 12 MB of f32 traffic, inside any recent L2
+  REQUIRE(3 * n * 4 < static_cast<std::size_t>(info.l2_bytes));
+  cuda::device_buffer<float> a(n), b(n), c(n);
+  GPUBENCH_CUDA_TRY(cudaMemset(a.data(), 0, n * 4));
+  GPUBENCH_CUDA_TRY(cudaMemset(b.data(), 0, n * 4));
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  const cuda::stream s;
+  cuda::l2_flusher flusher(info.l2_bytes);
+  gpu_sampler sampler(s.get(), &flusher);
+  cuda::vecadd_launch cfg;
+  cfg.type = dtype::f32;
+  const auto kernel = [&](cudaStream_t st) {
+    cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
+  };
+  measure_options o;
+  o.warmup = 5;
+  o.min_samples = 50;
+  o.timeout = 2;
+  const auto cold = sampler.run("kernel", o, {12.0 * n, double(n), "elements"}, kernel);
+  o.warm = true;
+  const auto warm = sampler.run("kernel", o, {12.0 * n, double(n), "elements"}, kernel);
+  INFO("cold median " << cold.stats.median << " s, warm median " << warm.stats.median << " s");
+  CHECK(cold.timing == gpu_timing::launch_free);
+  CHECK(warm.timing == gpu_timing::launch_free);
+  CHECK(warm.invalid_samples == 0);
+  CHECK(warm.stats.median <= cold.stats.median);
+
+  o.batch_time = 0.005;
+  const auto batch =
+      sampler.run_batch("kernel (batch)", o, {12.0 * n, double(n), "elements"}, kernel);
+  CHECK(batch.timing == gpu_timing::batch);
+  CHECK(batch.batch_launches > 1);
+  CHECK(batch.stats.median > 0);
+}
+
+TEST_CASE("launch-free timing: a body that waits for the GPU falls back, flagged",
+          "[gpu][timing]") {
+  const cuda::stream s;
+  gpu_sampler sampler(s.get(), nullptr);
+  measure_options o;
+  o.warmup = 0;
+  o.min_samples = 3;
+  o.max_samples = 3;
+  o.min_time = 0;
+  o.timeout = 10;
+  // Synchronizing inside the body waits for the blocking kernel: the first sample times out.
+  const auto m = sampler.run("sync", o, {},
+                             [](cudaStream_t st) { GPUBENCH_CUDA_TRY(cudaStreamSynchronize(st)); });
+  CHECK(m.invalid_samples == 1);
+  CHECK(m.timing == gpu_timing::includes_launch);
+  CHECK(m.samples.size() == 3);
+  // The process then stops trying (a serializing tool would time out every blocker) until reset.
+  CHECK_FALSE(launch_free_timing_usable());
+  reset_launch_free_timing();
+}
+
+TEST_CASE("energy: a real read of the NVML counter", "[gpu][energy]") {
+  const auto info = cuda::query_device(0);
+  auto tel = open_telemetry(info.pci_bus_id);
+  if (tel->monitor() == nullptr) {
+    WARN("NVML unavailable: " << tel->unavailable_reason());
+    return;
+  }
+  const std::size_t n = std::size_t{1} << 24;
+  cuda::device_buffer<float> a(n), b(n), c(n);
+  GPUBENCH_CUDA_TRY(cudaMemset(a.data(), 0, n * 4));
+  GPUBENCH_CUDA_TRY(cudaMemset(b.data(), 0, n * 4));
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  const cuda::stream s;
+  cuda::vecadd_launch cfg;
+  cfg.type = dtype::f32;
+  energy_options o;
+  o.windows = 2;
+  const auto e = measure_gpu_energy(
+      tel->monitor(), "", s.get(),
+      [&](cudaStream_t st) { cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st); },
+      double(n), "element", 12, o);
+  INFO(e.dump());
+  REQUIRE(e["supported"] == true);
+  CHECK(e["tick_s"].get<double>() > 0);
+  CHECK(e["mean_w"].get<double>() > e["idle_w"].get<double>());
+  CHECK(e["j_per_op"].get<double>() > 0);
+  CHECK(e["windows"] == 2);
+}

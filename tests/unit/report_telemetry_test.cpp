@@ -1,0 +1,124 @@
+// What the GPU was doing, as tables and result files show it: the stop column and its legend,
+// the telemetry line and its '*' marker, energy lines, CPU reference descriptions, and the
+// JSON round trip of every new field (older files without them still read).
+#include "gpubench/report.hpp"
+#include "gpubench/result.hpp"
+#include "gpubench/telemetry.hpp"
+
+#include "common.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+using namespace gpubench;
+using nlohmann::json;
+
+namespace {
+
+run_report report_with(std::vector<measurement> ms) {
+  run_report rep;
+  rep.meta.version = "0.1.0";
+  rep.meta.started_at = "2026-12-01T00:00:00Z";
+  device_record d;
+  d.info.id = 0;
+  d.info.name = "NVIDIA H200";
+  d.info.cc_major = 9;
+  rep.devices.push_back(d);
+  result r;
+  r.benchmark = "vecadd";
+  r.device = 0;
+  r.params = {{"n", 1048576}};
+  r.measurements = std::move(ms);
+  rep.results.push_back(std::move(r));
+  return rep;
+}
+
+std::string table(const run_report& rep) {
+  std::ostringstream os;
+  write_report(os, rep, output_format::table);
+  return os.str();
+}
+
+json flagged_telemetry() {
+  telemetry_observation o;
+  o.duration_s = 1;
+  o.own_pid = 1;
+  o.pids_seen = {1, 2};
+  o.readings.push_back({1980U, 2619U, 61U, 0U});
+  return summarize_telemetry(o);
+}
+
+} // namespace
+
+TEST_CASE("table: the stop column says why sampling ended, with a legend", "[report]") {
+  auto stable = test::finalized("kernel", {1e-5, 1.1e-5});
+  stable.clock = clock_kind::gpu;
+  stable.stopped = stop_reason::stable;
+  stable.converged = true;
+  auto capped = test::finalized("cpu_reference", {1e-3, 2e-3});
+  capped.clock = clock_kind::host;
+  capped.stopped = stop_reason::max_samples;
+  const auto text = table(report_with({stable, capped}));
+  CHECK(text.find(" stable ") != std::string::npos);
+  CHECK(text.find(" max-n ") != std::string::npos);
+  CHECK(text.find("stop: noise = rel.sd <= --max-noise") != std::string::npos);
+}
+
+TEST_CASE("table: flagged telemetry marks the row and prints why", "[report]") {
+  auto m = test::finalized("kernel", {1e-5, 1.1e-5});
+  m.telemetry = flagged_telemetry();
+  const auto text = table(report_with({m}));
+  CHECK(text.find("kernel *") != std::string::npos);
+  CHECK(text.find("[kernel] telemetry: SM 1980/1980 MHz") != std::string::npos);
+  CHECK(text.find("other processes: 1") != std::string::npos);
+  CHECK(text.find("[flags: contention]") != std::string::npos);
+}
+
+TEST_CASE("table: unavailable telemetry and unsupported energy say why", "[report]") {
+  auto m = test::finalized("kernel", {1e-5, 1.1e-5});
+  m.telemetry = json{{"available", false}, {"reason", "cannot load libnvidia-ml.so.1"}};
+  m.energy = json{{"supported", false}, {"reason", "cannot load libnvidia-ml.so.1"}};
+  auto cpu = test::finalized("cpu_reference", {1e-3, 1e-3});
+  cpu.clock = clock_kind::host;
+  cpu.description = "16 threads, native f32 add";
+  const auto text = table(report_with({m, cpu}));
+  CHECK(text.find("telemetry: unavailable (cannot load libnvidia-ml.so.1)") != std::string::npos);
+  CHECK(text.find("[kernel] energy: unsupported (cannot load libnvidia-ml.so.1)") !=
+        std::string::npos);
+  CHECK(text.find("[cpu_reference] is 16 threads, native f32 add") != std::string::npos);
+  CHECK(text.find("kernel *") == std::string::npos);
+}
+
+TEST_CASE("result files: issue 14's fields survive a round trip and are optional", "[report]") {
+  auto m = test::finalized("kernel", {1e-5, 1.1e-5, 1.2e-5});
+  m.stopped = stop_reason::timeout;
+  m.timing = gpu_timing::batch;
+  m.batch_launches = 400;
+  m.invalid_samples = 2;
+  m.telemetry = flagged_telemetry();
+  m.energy = json{{"supported", true}, {"j_per_op", 1e-9}};
+  auto cpu = test::finalized("cpu_reference", {1e-3});
+  cpu.clock = clock_kind::host;
+  cpu.description = "4 threads";
+  const auto j = to_json(report_with({m, cpu}));
+  const auto back = report_from_json(j);
+  const auto& k = back.results.at(0).measurements.at(0);
+  CHECK(k.stopped == stop_reason::timeout);
+  CHECK(k.timing == gpu_timing::batch);
+  CHECK(k.batch_launches == 400);
+  CHECK(k.invalid_samples == 2);
+  CHECK(k.telemetry == m.telemetry);
+  CHECK(k.energy == m.energy);
+  CHECK(back.results.at(0).measurements.at(1).description == "4 threads");
+  CHECK(to_json(back) == j);
+
+  json old = j;
+  for (auto& x : old["results"][0]["measurements"])
+    for (const char* key : {"stop_reason", "timing", "batch_launches", "invalid_samples",
+                            "telemetry", "energy", "description"})
+      x.erase(key);
+  const auto plain = report_from_json(old).results.at(0).measurements.at(0);
+  CHECK_FALSE(plain.stopped.has_value());
+  CHECK(plain.telemetry.empty());
+}
