@@ -35,18 +35,19 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       cmd.options.emplace_back(p.name, opt);
     }
     add_common_options(*sub, cmd.opts, cmd.device_spec);
-    sub->callback([&cmd, &state] {
+    sub->callback([&cmd, &state, sub] {
       state.cpu_only_applies = cmd.bench->supports_cpu_only;
       finish_common_options(cmd.opts, cmd.device_spec);
+      mpi_job* job = current_mpi_job(); // multi-GPU (issue 16): a rank picks its own GPU
+      if (job != nullptr)
+        pick_rank_device(*job, cmd.opts, {cmd.opts.sync_timeout, sub->count("--device") > 0});
       param_values values;
       for (const auto& [name, opt] : cmd.options)
         if (opt->count() > 0) values[name] = cmd.text[name];
       const auto points = plan_points(*cmd.bench, values, cmd.opts);
-      if (!cmd.opts.cpu_only && cmd.bench->needs_gpu)
+      if (!cmd.opts.cpu_only && cmd.bench->needs_gpu && job == nullptr)
         for (const int d : cmd.opts.devices) cuda::require_device(d);
-      run_context ctx(cmd.opts);
-      const auto report = execute(points, ctx, state.argv);
-      state.exit_code = emit_report(report, cmd.opts);
+      state.exit_code = run_and_emit(points, cmd.opts, state.argv, job, cmd.bench->needs_gpu);
     });
   }
 }

@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/mpi_run.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -16,7 +17,8 @@ int main(int argc, char** argv) {
   app::cli_state state{std::vector<std::string>(argv, argv + argc), 0};
   CLI::App cli{"gpubench: GPU vs CPU benchmarks, measured, verified and reported", "gpubench"};
   try {
-    cli.set_version_flag("--version", std::string("gpubench ") + GPUBENCH_VERSION);
+    cli.set_version_flag("--version", std::string("gpubench ") + GPUBENCH_VERSION + "\n" +
+                                          mpi_description()); // multi-GPU (issue 16)
     cli.require_subcommand(1);
     cli.footer(app::exit_codes_help);
     app::add_benchmark_commands(cli, state);

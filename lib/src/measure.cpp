@@ -3,6 +3,7 @@
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/multi_gpu_concurrent.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -82,6 +83,7 @@ gpu_sampler::gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher)
 
 measurement gpu_sampler::run(std::string name, const measure_options& opts, work_counts work,
                              const std::function<void(cudaStream_t)>& body) {
+  notify_measurement_start(name, stream_); // multi-GPU start line (issue 16)
   const cuda::event start;
   const cuda::event stop;
   const bool cold = !opts.warm && flusher_ != nullptr;
@@ -99,6 +101,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
 measurement measure_host(std::string name, const measure_options& opts, work_counts work,
                          const std::function<void()>& body) {
   using clock = std::chrono::steady_clock;
+  notify_measurement_start(name, nullptr); // multi-GPU start line (issue 16)
   auto outcome = sample_until_stable(opts, [&] {
     const auto t0 = clock::now();
     body();

@@ -130,7 +130,7 @@ json to_json(const verification& v) {
 json to_json(const result& r) {
   json ms = json::array();
   for (const auto& m : r.measurements) ms.push_back(to_json(m));
-  return json{{"benchmark", r.benchmark},
+  json out{{"benchmark", r.benchmark},
               {"device", r.device},
               {"status", std::string(to_string(r.status))},
               {"reason", r.reason},
@@ -139,6 +139,12 @@ json to_json(const result& r) {
               {"derived", r.derived},
               {"verification", to_json(r.verify)},
               {"converged", r.converged()}};
+  // Multi-GPU (issue 16): present only in concurrent and MPI runs.
+  if (r.rank >= 0) {
+    out["rank"] = r.rank;
+    out["host"] = r.host;
+  }
+  return out;
 }
 
 // --- reading back ----------------------------------------------------------------------------
@@ -297,6 +303,10 @@ result result_from_json(const json& j, const std::string& path) {
   res.derived = r.at("derived", json::value_t::object);
   res.verify =
       verification_from_json(r.at("verification", json::value_t::object), r.sub("verification"));
+  // Multi-GPU (issue 16): optional.
+  if (r.maybe("rank", json::value_t::number_integer) != nullptr)
+    res.rank = integer_in(r, "rank", 0, 1 << 24);
+  if (const auto* h = r.maybe("host", json::value_t::string)) res.host = *h;
   return res;
 }
 
@@ -308,7 +318,7 @@ json to_json(const run_report& rep) {
   for (const auto& d : rep.devices) devices.push_back(to_json(d));
   json results = json::array();
   for (const auto& r : rep.results) results.push_back(to_json(r));
-  return json{
+  json out{
       {"schema", std::string(schema_id)},
       {"meta",
        {{"version", m.version},
@@ -321,6 +331,10 @@ json to_json(const run_report& rep) {
         {"incomplete_reason", m.incomplete_reason}}},
       {"devices", devices},
       {"results", results}};
+  // Multi-GPU (issue 16): present only in concurrent and MPI runs.
+  if (!rep.ranks.is_null()) out["ranks"] = rep.ranks;
+  if (!rep.aggregate.is_null()) out["aggregate"] = rep.aggregate;
+  return out;
 }
 
 run_report report_from_json(const json& j) {
@@ -353,6 +367,9 @@ run_report report_from_json(const json& j) {
   const auto& results = top.at("results", json::value_t::array);
   for (std::size_t i = 0; i < results.size(); ++i)
     rep.results.push_back(result_from_json(results[i], fmt::format("results[{}]", i)));
+  // Multi-GPU (issue 16): optional, kept as written.
+  if (const auto* ranks = top.maybe("ranks", json::value_t::array)) rep.ranks = *ranks;
+  if (const auto* agg = top.maybe("aggregate", json::value_t::object)) rep.aggregate = *agg;
   return rep;
 }
 

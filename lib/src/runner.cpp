@@ -140,7 +140,7 @@ result failed_point(const planned_point& p, result_status status, std::string re
 } // namespace
 
 run_report execute(const std::vector<planned_point>& points, run_context& ctx,
-                   const std::vector<std::string>& argv) {
+                   const std::vector<std::string>& argv, point_observer* observer) {
   using clock = std::chrono::steady_clock;
   const auto inject = fault_injection_from_env();
   if (inject) check_fault_injection(*inject, points);
@@ -164,6 +164,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
                                                    static_cast<double>(points.size() - i));
     ctx.progress(i + 1, points.size(),
                  fmt::format("{} (elapsed {:.0f} s{})", point_label(p), elapsed, eta));
+    if (observer != nullptr) observer->before_point(i);
     result r;
     bool stop = false;
     try {
@@ -186,6 +187,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     r.benchmark = p.bench->name;
     r.device = point_device(p.params);
     r.params.erase("device");
+    if (observer != nullptr) observer->after_point(i, r);
     rep.results.push_back(std::move(r));
     if (stop) break;
     if (interrupt_requested()) {
