@@ -307,8 +307,12 @@ public:
                                               std::chrono::duration<double>(timeout_s_));
     const auto i = static_cast<double>(index);
     if (!job_.root()) {
-      (void)job_.send_double(0, tag_arrive, i, deadline);
-      const auto go = job_.recv_double(0, tag_go, deadline);
+      // Rank 0 decides at the deadline whether a rank is lost; the others wait longer so they
+      // hear its decision rather than give up at the same moment.
+      const auto later = deadline + std::chrono::duration_cast<steady::duration>(
+                                        std::chrono::duration<double>(timeout_s_ + 5));
+      (void)job_.send_double(0, tag_arrive, i, later);
+      const auto go = job_.recv_double(0, tag_go, later);
       if (!go)
         job_.abort(3, fmt::format("rank 0 did not start point {} within {} s", index + 1,
                                   timeout_s_));
@@ -328,15 +332,18 @@ public:
     }
     starts_[index] = now_s();
   }
-  void after_point(std::size_t /*index*/, result& /*r*/) override {}
+  void after_point(std::size_t /*index*/, result& r) override { done_.push_back(r); }
 
   [[nodiscard]] const std::vector<std::optional<double>>& starts() const { return starts_; }
+  /// The points finished so far (what a run stopped by rank 0 still reports).
+  [[nodiscard]] const std::vector<result>& done() const { return done_; }
 
 private:
   mpi_job& job_;
   double timeout_s_;
   std::vector<std::optional<double>> starts_;
   std::optional<injected_rank_failure> fail_;
+  std::vector<result> done_;
 };
 
 nlohmann::json starts_json(const std::vector<std::optional<double>>& starts) {
@@ -392,12 +399,13 @@ std::optional<run_report> execute_mpi(mpi_job& job, const std::vector<planned_po
     }
   } catch (const job_stopped&) {
     stopped = true;
-    mine.report.meta = collect_meta(argv);
   }
-  if (stopped) {
+  if (stopped) { // execute() was left by the exception: its report is rebuilt here
+    mine.report.meta = collect_meta(argv);
     mine.report.meta.incomplete = true;
-    mine.report.meta.incomplete_reason = "rank 0 stopped the job: a rank stopped answering";
-    // execute() was left by the exception: what it measured so far is not in its report.
+    mine.report.meta.incomplete_reason = "stopped by rank 0 (another rank stopped answering)";
+    mine.report.results = sync.done();
+    mine.report.devices = ctx.devices_used();
   }
   if (mine.who.local_device >= 0 && mine.who.status == "ok") {
     for (const auto& d : mine.report.devices)
@@ -410,10 +418,12 @@ std::optional<run_report> execute_mpi(mpi_job& job, const std::vector<planned_po
   const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
                                             std::chrono::duration<double>(mopts.timeout_s));
   if (!job.root()) {
+    const auto later = deadline + std::chrono::duration_cast<steady::duration>(
+                                      std::chrono::duration<double>(mopts.timeout_s + 5));
     const nlohmann::json payload{{"who", to_json(mine.who)},
                                  {"report", to_json(mine.report)},
                                  {"starts", starts_json(sync.starts())}};
-    if (!job.send_text(0, payload.dump(), deadline))
+    if (!job.send_text(0, payload.dump(), later))
       job.abort(3, fmt::format("rank 0 did not collect the results within {} s",
                                mopts.timeout_s));
     return std::nullopt;

@@ -173,6 +173,8 @@ run_report merge_rank_runs(std::vector<rank_run> runs, const std::string& mode,
   run_report out;
   if (runs.empty()) return out;
   out.meta = runs.front().report.meta;
+  out.meta.incomplete = false; // recomputed from every rank below
+  out.meta.incomplete_reason.clear();
   // Devices: one entry per physical GPU of the job (host and bus id), numbered in rank order.
   std::map<std::string, int> device_ids;
   std::map<std::string, int> users;
