@@ -1,6 +1,8 @@
 // gpubench compare BASE NEW: the regression gate (docs/compare.md).
 #include "commands.hpp"
 
+#include "gpubench/multi_gpu_report.hpp"
+
 #include "gpubench/compare.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/output.hpp"
@@ -20,6 +22,7 @@ struct compare_args {
   double alpha = 0.05;
   bool allow_device_mismatch = false;
   std::string clock;
+  bool force = false; ///< multi-GPU (issue 16): compare jobs of different shapes
   std::string format = "table";
   std::string output_path;
 };
@@ -56,6 +59,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
                   "Judge only measurements on this clock: gpu or host (default: both)");
   cmd->add_option("--format", args->format, "Output: table (default), md, json or csv");
   cmd->add_option("--output", args->output_path, "Also write the comparison as JSON to FILE");
+  cmd->add_flag("--force", args->force,
+                "Compare multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
   cmd->callback([args, &state] {
@@ -79,6 +84,9 @@ void add_compare_command(CLI::App& app, cli_state& state) {
 
     const run_report base = load_report(args->base_path);
     const run_report candidate = load_report(args->new_path);
+    // Multi-GPU (issue 16): a 4-rank job is not a regression of an 8-rank one.
+    if (const auto why = job_shape_mismatch(base, candidate); why && !args->force)
+      throw usage_error(*why);
     const comparison c = compare_reports(base, candidate, opts);
     write_comparison(std::cout, c, *format);
     if (!args->output_path.empty()) {

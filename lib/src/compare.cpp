@@ -1,6 +1,7 @@
 // compare BASE NEW: results matched by benchmark, parameters and device; each measurement judged
 // from its raw samples with a Mann-Whitney U test and the threshold on the ratio of medians.
 #include "gpubench/compare.hpp"
+#include "gpubench/multi_gpu_report.hpp"
 
 #include "gpubench/errors.hpp"
 #include "gpubench/run_file.hpp"
@@ -217,6 +218,11 @@ run_report merge_reports(std::span<const run_report> reports) {
       merged.meta.incomplete_reason += r.meta.incomplete_reason;
     }
   }
+  // Multi-GPU (issue 16): one job's rank records and aggregates stay; several jobs' do not add up.
+  if (reports.size() == 1) {
+    merged.ranks = reports.front().ranks;
+    merged.aggregate = reports.front().aggregate;
+  }
   return merged;
 }
 
@@ -334,7 +340,8 @@ comparison compare_reports(const run_report& base, const run_report& candidate,
     const auto device = (opts.allow_device_mismatch && res.device >= 0)
                             ? std::string("gpu")
                             : device_name(r, res.device);
-    return fmt::format("{}\x1f{}\x1f{}", res.benchmark, res.params.dump(), device);
+    // Multi-GPU (issue 16): the results of a merged job are matched rank by rank.
+    return fmt::format("{}\x1f{}\x1f{}\x1f{}", res.benchmark, res.params.dump(), device, res.rank);
   };
   // Several results may share a key (the same point listed twice): pair them in order.
   std::map<std::string, std::vector<std::size_t>> pending;
@@ -344,7 +351,7 @@ comparison compare_reports(const run_report& base, const run_report& candidate,
   std::vector<bool> used(candidate.results.size(), false);
 
   for (const auto& b : base.results) {
-    const auto bdev = device_name(base, b.device);
+    const auto bdev = device_name(base, b.device) + rank_suffix(b);
     auto& queue = pending[key_of(base, b)];
     if (queue.empty()) {
       c.only_in_base.push_back(describe_result(b, bdev));

@@ -182,7 +182,7 @@ run_report merge_rank_runs(std::vector<rank_run> runs, const std::string& mode,
   json ranks = json::array();
   std::set<std::string> hosts;
   for (auto& run : runs) {
-    hosts.insert(run.who.host);
+    if (!run.who.host.empty()) hosts.insert(run.who.host); // a lost rank's host is unknown
     std::map<int, int> renumber; // the rank's ordinal -> the merged id
     for (const auto& d : run.report.devices) {
       const std::string key = run.who.host + "\x1f" + d.info.pci_bus_id + "\x1f" +

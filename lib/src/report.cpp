@@ -1,6 +1,7 @@
 #include "gpubench/report.hpp"
 
 #include "gpubench/benchmark.hpp"
+#include "gpubench/multi_gpu_report.hpp"
 
 #include <fmt/format.h>
 
@@ -101,8 +102,8 @@ std::string verification_line(const verification& v) {
 }
 
 void write_result_block(std::ostream& os, const run_report& rep, const result& r) {
-  os << fmt::format("{} | {} | {}\n", r.benchmark, params_line(r.params),
-                    device_label(rep, r.device));
+  os << fmt::format("{} | {} | {}{}\n", r.benchmark, params_line(r.params),
+                    device_label(rep, r.device), rank_suffix(r));
   if (r.status == result_status::skipped || r.status == result_status::error) {
     os << fmt::format("  {}: {}\n\n", to_string(r.status), r.reason);
     return;
@@ -199,7 +200,7 @@ void write_markdown(std::ostream& os, const run_report& rep) {
   os << "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---|\n";
   for (const auto& r : rep.results) {
     const std::string verified = !r.verify.performed ? "n/a" : r.verify.passed ? "yes" : "**NO**";
-    const std::string dev = device_label(rep, r.device);
+    const std::string dev = device_label(rep, r.device) + rank_suffix(r);
     if (r.measurements.empty())
       os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | {} |\n", r.benchmark, dev,
                         params_line(r.params), to_string(r.status), r.reason, verified);
@@ -223,6 +224,8 @@ void write_report(std::ostream& os, const run_report& r, output_format f) {
   case output_format::csv: write_csv(os, r); break;
   case output_format::md: write_markdown(os, r); break;
   }
+  write_multi_gpu_summary(os, r, f); // multi-GPU (issue 16): ranks and aggregates
+
 }
 
 } // namespace gpubench
