@@ -9,11 +9,15 @@ Writes, for whatever the files contain:
   vecadd-transfers.png  H2D and D2H bandwidth vs elements, pinned vs pageable host memory
   augment-throughput.png images/s vs batch for the CPU reference and each GPU implementation
   pipeline-steps.png    steps/s vs batch per mode, with the ideal overlap, one panel per scenario
+  multi-gpu-heatmap.png for a merged multi-GPU file (--concurrent or MPI, docs/multi-gpu.md): rank
+                        x measurement, each rank's median time over the median across ranks
+                        (the other figures show rank 0 of such a file)
 Only matplotlib (Debian's python3-matplotlib) is needed.
 """
 import argparse
 import json
 import os
+import statistics
 import sys
 
 import matplotlib
@@ -46,6 +50,8 @@ def load(paths):
         devices = {d["id"]: d for d in doc.get("devices", [])}
         hosts.add(doc.get("meta", {}).get("host", {}).get("cpu", "CPU"))
         for raw in doc.get("results", []):
+            if raw.get("rank", 0) > 0:
+                continue  # a merged multi-GPU file: rank 0 stands for the job here
             dev = devices.get(raw.get("device", -1))
             if dev is not None:
                 gpus.add(dev["name"])
@@ -223,6 +229,49 @@ def plot_pipeline(results, gpus, hosts, out, svg, written):
     save(fig, out, "pipeline-steps", svg, written)
 
 
+def plot_multi_gpu_heatmaps(paths, out, svg, written):
+    """Multi-GPU (issue 16): one heat map per merged file, rank x (point, measurement), each cell
+    the rank's median time over the median across ranks: 1.0 is typical, the straggler is red."""
+    merged = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        if doc.get("aggregate") and doc.get("ranks"):
+            merged.append(doc)
+    for index, doc in enumerate(merged):
+        ranks = doc["ranks"]
+        columns, cells = [], {}
+        for r in doc["results"]:
+            params = " ".join(f"{k}={v}" for k, v in r.get("params", {}).items())
+            for m in r.get("measurements", []):
+                column = f"{r['benchmark']} {params}\n{m['name']}"
+                if column not in columns:
+                    columns.append(column)
+                cells[(r.get("rank", 0), column)] = m["stats"]["median"]
+        if not columns:
+            continue
+        grid = []
+        for rk in ranks:
+            row = []
+            for column in columns:
+                times = [t for (rank, c), t in cells.items() if c == column]
+                mid = statistics.median(times) if times else 0
+                value = cells.get((rk["rank"], column))
+                row.append(value / mid if value and mid else float("nan"))
+            grid.append(row)
+        fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(columns) + 3), 0.5 * len(ranks) + 2.5))
+        image = ax.imshow(grid, cmap="coolwarm", vmin=0.8, vmax=1.2, aspect="auto")
+        ax.set_xticks(range(len(columns)), columns, rotation=60, ha="right", fontsize=7)
+        labels = [f"rank {rk['rank']} {rk.get('host', '')} {rk.get('gpu_name', '') or 'CPU'}"
+                  + (" (shared GPU)" if rk.get("shares_gpu") else "") for rk in ranks]
+        ax.set_yticks(range(len(ranks)), labels, fontsize=8)
+        fig.colorbar(image, ax=ax, label="median time / median across ranks")
+        agg = doc["aggregate"]
+        ax.set_title(f"{agg['mode']}: {agg['ranks']} ranks on {agg['nodes']} node(s)")
+        name = "multi-gpu-heatmap" if index == 0 else f"multi-gpu-heatmap-{index + 1}"
+        save(fig, out, name, svg, written)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", metavar="RESULT.json")
@@ -237,6 +286,7 @@ def main(argv=None):
     plot_vecadd_transfers(results, gpus, hosts, args.out, args.svg, written)
     plot_augment(results, gpus, hosts, args.out, args.svg, written)
     plot_pipeline(results, gpus, hosts, args.out, args.svg, written)
+    plot_multi_gpu_heatmaps(args.files, args.out, args.svg, written)
     if not written:
         print("plot.py: nothing to plot in these files", file=sys.stderr)
         return 1

@@ -9,7 +9,7 @@ import subprocess
 import time
 import unittest
 
-from gpubench_cli import FAST, GPUBENCH, run, tempdir, validate
+from gpubench_cli import FAST, GPUBENCH, SOURCE_DIR, run, tempdir, validate
 
 MPIRUN = shutil.which("mpirun")
 
@@ -77,6 +77,32 @@ class MpiTest(unittest.TestCase):
             self.assertEqual(doc["aggregate"]["ranks_sharing_a_gpu"], 0)
             self.assertEqual(len(check_aggregates(self, doc, 4)), 2)
             self.assertIn("clock_rtt_s", doc["ranks"][1])
+            # report shows the ranks and the aggregates; plot.py draws the rank x measurement map.
+            shown = run("report", out)
+            self.assertEqual(shown.returncode, 0, shown.stderr)
+            self.assertIn("Multi-GPU (mpi): 4 ranks on 1 node", shown.stdout)
+            self.assertIn("rank 3", shown.stdout)
+            python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
+            plots = os.path.join(d, "plots")
+            drawn = subprocess.run([python, os.path.join(SOURCE_DIR, "scripts", "plot.py"), out,
+                                    "--out", plots], capture_output=True, text=True, timeout=120)
+            if "No module named 'matplotlib'" not in drawn.stderr:
+                self.assertEqual(drawn.returncode, 0, drawn.stderr)
+                self.assertGreater(os.path.getsize(os.path.join(plots, "multi-gpu-heatmap.png")),
+                                   1000)
+            # compare matches rank by rank; a job of another shape is refused unless --force.
+            same = run("compare", out, out)
+            self.assertEqual(same.returncode, 0, same.stderr)
+            self.assertIn("rank 3", same.stdout)
+            two = os.path.join(d, "two.json")
+            p2 = mpirun(2, "vecadd", "--cpu-only", "--n", "64Ki,128Ki", *FAST, "-q",
+                        "--output", two)
+            self.assertEqual(p2.returncode, 0, p2.stderr)
+            refused = run("compare", out, two)
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn("jobs of different shapes", refused.stderr)
+            forced = run("compare", out, two, "--force")
+            self.assertIn(forced.returncode, (0, 1), forced.stderr)
 
     def test_a_run_file_under_mpirun_merges_too(self):
         with tempdir() as d:
