@@ -39,8 +39,8 @@ start_gate::start_gate(int slots, double timeout_s)
   const std::size_t words = 1 + 3 * static_cast<std::size_t>(slots);
   void* p = nullptr;
   // Portable: every device may map it; mapped: kernels read the flag in place.
-  GPUBENCH_CUDA_TRY(
-      cudaHostAlloc(&p, words * sizeof(std::uint64_t), cudaHostAllocMapped | cudaHostAllocPortable));
+  GPUBENCH_CUDA_TRY(cudaHostAlloc(&p, words * sizeof(std::uint64_t),
+                                  cudaHostAllocMapped | cudaHostAllocPortable));
   host_ = static_cast<std::uint64_t*>(p);
   for (std::size_t i = 0; i < words; ++i) host_[i] = 0;
 }

@@ -176,8 +176,8 @@ public:
   }
   bool send_text(int to, const std::string& text, steady::time_point deadline) const {
     MPI_Request req = MPI_REQUEST_NULL;
-    MPI_Isend(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag_result,
-              MPI_COMM_WORLD, &req);
+    MPI_Isend(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag_result, MPI_COMM_WORLD,
+              &req);
     return wait(req, deadline);
   }
   std::optional<std::string> recv_text(int from, steady::time_point deadline) const {
@@ -196,8 +196,8 @@ public:
     return text;
   }
 
-  std::vector<bool> lost_;                 ///< rank 0's view: ranks that stopped answering
-  std::vector<std::string> lost_reason_;   ///< why, per rank (rank 0)
+  std::vector<bool> lost_;                    ///< rank 0's view: ranks that stopped answering
+  std::vector<std::string> lost_reason_;      ///< why, per rank (rank 0)
   std::vector<std::optional<double>> offset_; ///< rank 0: each rank's clock minus rank 0's
   std::vector<std::optional<double>> rtt_;
 
@@ -241,8 +241,8 @@ std::optional<injected_rank_failure> rank_failure_from_env() {
   const int n = std::sscanf(value, "%d:%lu:%15s", &f.rank, &point, mode);
   const std::string m(mode);
   if (n < 2 || f.rank < 0 || point == 0 || (n == 3 && m != "abort" && m != "stall"))
-    throw usage_error(fmt::format("GPUBENCH_MPI_TEST_FAIL: '{}' is not RANK:POINT[:abort|stall]",
-                                  value));
+    throw usage_error(
+        fmt::format("GPUBENCH_MPI_TEST_FAIL: '{}' is not RANK:POINT[:abort|stall]", value));
   f.point = point;
   f.stall = m == "stall";
   return f;
@@ -253,8 +253,8 @@ std::optional<injected_rank_failure> rank_failure_from_env() {
 void measure_clock_offsets(mpi_job& job, double timeout_s) {
   constexpr int rounds = 8;
   const auto deadline = [&] {
-    return steady::now() + std::chrono::duration_cast<steady::duration>(
-                               std::chrono::duration<double>(timeout_s));
+    return steady::now() +
+           std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(timeout_s));
   };
   job.offset_.assign(static_cast<std::size_t>(job.size()), std::nullopt);
   job.rtt_.assign(static_cast<std::size_t>(job.size()), std::nullopt);
@@ -278,8 +278,8 @@ void measure_clock_offsets(mpi_job& job, double timeout_s) {
       const double t2 = now_s();
       if (!got) {
         job.lost_[r] = true;
-        job.lost_reason_[r] = fmt::format("did not answer the clock exchange within {} s",
-                                          timeout_s);
+        job.lost_reason_[r] =
+            fmt::format("did not answer the clock exchange within {} s", timeout_s);
         break;
       }
       if (!job.rtt_[r] || t2 - t0 < *job.rtt_[r]) {
@@ -314,8 +314,8 @@ public:
       (void)job_.send_double(0, tag_arrive, i, later);
       const auto go = job_.recv_double(0, tag_go, later);
       if (!go)
-        job_.abort(3, fmt::format("rank 0 did not start point {} within {} s", index + 1,
-                                  timeout_s_));
+        job_.abort(3,
+                   fmt::format("rank 0 did not start point {} within {} s", index + 1, timeout_s_));
       if (*go == 0) throw job_stopped{};
     } else {
       for (int r = 1; r < job_.size(); ++r)
@@ -424,8 +424,7 @@ std::optional<run_report> execute_mpi(mpi_job& job, const std::vector<planned_po
                                  {"report", to_json(mine.report)},
                                  {"starts", starts_json(sync.starts())}};
     if (!job.send_text(0, payload.dump(), later))
-      job.abort(3, fmt::format("rank 0 did not collect the results within {} s",
-                               mopts.timeout_s));
+      job.abort(3, fmt::format("rank 0 did not collect the results within {} s", mopts.timeout_s));
     return std::nullopt;
   }
   // Rank 0: its own run, every live rank's, and a record for each lost one.

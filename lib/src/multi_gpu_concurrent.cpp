@@ -141,8 +141,10 @@ private:
       for (std::size_t s = 0; s < arrivals_.size(); ++s) {
         const auto st = gate_->read(static_cast<int>(s));
         if (st.generation != generation) continue;
-        if (st.timed_out) timed_out = true;
-        else starts.push_back(static_cast<double>(st.globaltimer_ns) * 1e-9);
+        if (st.timed_out)
+          timed_out = true;
+        else
+          starts.push_back(static_cast<double>(st.globaltimer_ns) * 1e-9);
       }
     } else {
       for (const auto& [g, t] : host_exit_)
@@ -223,9 +225,9 @@ private:
   }
   void start_point() { // every thread still running has finished the previous point
     if (current_) current_->finish();
-    current_ = std::make_unique<point_sync>(next_index_.load(), slots_, alive_.load(),
-                                            last_generation_, gate_.get(), skews_,
-                                            last_generation_);
+    current_ =
+        std::make_unique<point_sync>(next_index_.load(), slots_, alive_.load(), last_generation_,
+                                     gate_.get(), skews_, last_generation_);
   }
 
   std::size_t slots_;
@@ -261,9 +263,8 @@ run_report execute_concurrent(const std::vector<planned_point>& points, const co
   std::vector<rank_run> runs(n);
   std::vector<std::exception_ptr> failures(n);
   const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const int cpu_threads =
-      std::max(1, (opts.cpu_threads > 0 ? opts.cpu_threads : static_cast<int>(cores)) /
-                      static_cast<int>(n));
+  const int cpu_threads = std::max(
+      1, (opts.cpu_threads > 0 ? opts.cpu_threads : static_cast<int>(cores)) / static_cast<int>(n));
 
   struct observer final : point_observer {
     concurrent_run& run;
@@ -282,10 +283,9 @@ run_report execute_concurrent(const std::vector<planned_point>& points, const co
       if (slot > 0) mine.verbosity = 0; // one voice on stderr
       run_context ctx(mine);
       observer obs(run, slot);
-      const scoped_measurement_start_hook hook(
-          [&](std::string_view name, cudaStream_t stream) {
-            run.measurement_start(slot, name, stream);
-          });
+      const scoped_measurement_start_hook hook([&](std::string_view name, cudaStream_t stream) {
+        run.measurement_start(slot, name, stream);
+      });
       runs[slot].report = execute(plan[device], ctx, argv, &obs);
     } catch (...) {
       failures[slot] = std::current_exception();

@@ -183,7 +183,7 @@ run_report merge_rank_runs(std::vector<rank_run> runs, const std::string& mode,
   std::set<std::string> hosts;
   for (auto& run : runs) {
     if (!run.who.host.empty()) hosts.insert(run.who.host); // a lost rank's host is unknown
-    std::map<int, int> renumber; // the rank's ordinal -> the merged id
+    std::map<int, int> renumber;                           // the rank's ordinal -> the merged id
     for (const auto& d : run.report.devices) {
       const std::string key = run.who.host + "\x1f" + d.info.pci_bus_id + "\x1f" +
                               std::to_string(d.info.pci_bus_id.empty() ? d.info.id : 0);

@@ -51,7 +51,8 @@ std::vector<aggregate_row> aggregate_rows(const json& aggregate) {
     const double point_skew = number_at(p, {"start_skew_s"});
     for (const auto& m : p.value("measurements", json::array())) {
       aggregate_row row;
-      row.point = fmt::format("{} {}", p.value("benchmark", ""), params_text(p.value("params", json::object())));
+      row.point = fmt::format("{} {}", p.value("benchmark", ""),
+                              params_text(p.value("params", json::object())));
       row.measurement = m.value("name", "");
       row.ranks = std::to_string(m.value("ranks", 0));
       const double bps = number_at(m, {"rates", "bytes_per_s", "sum"});

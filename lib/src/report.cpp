@@ -225,7 +225,6 @@ void write_report(std::ostream& os, const run_report& r, output_format f) {
   case output_format::md: write_markdown(os, r); break;
   }
   write_multi_gpu_summary(os, r, f); // multi-GPU (issue 16): ranks and aggregates
-
 }
 
 } // namespace gpubench

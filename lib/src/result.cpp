@@ -127,10 +127,10 @@ json to_json(const verification& v) {
               {"details", v.details}};
 }
 
-json to_json(const result& r) {
+json result_fields(const result& r) {
   json ms = json::array();
   for (const auto& m : r.measurements) ms.push_back(to_json(m));
-  json out{{"benchmark", r.benchmark},
+  return json{{"benchmark", r.benchmark},
               {"device", r.device},
               {"status", std::string(to_string(r.status))},
               {"reason", r.reason},
@@ -139,6 +139,10 @@ json to_json(const result& r) {
               {"derived", r.derived},
               {"verification", to_json(r.verify)},
               {"converged", r.converged()}};
+}
+
+json to_json(const result& r) {
+  json out = result_fields(r);
   // Multi-GPU (issue 16): present only in concurrent and MPI runs.
   if (r.rank >= 0) {
     out["rank"] = r.rank;
@@ -310,15 +314,14 @@ result result_from_json(const json& j, const std::string& path) {
   return res;
 }
 
-} // namespace
-
-json to_json(const run_report& rep) {
+/// The report's fields of a single-GPU run (to_json adds the multi-GPU ones).
+json report_fields(const run_report& rep) {
   const auto& m = rep.meta;
   json devices = json::array();
   for (const auto& d : rep.devices) devices.push_back(to_json(d));
   json results = json::array();
   for (const auto& r : rep.results) results.push_back(to_json(r));
-  json out{
+  return json{
       {"schema", std::string(schema_id)},
       {"meta",
        {{"version", m.version},
@@ -331,6 +334,12 @@ json to_json(const run_report& rep) {
         {"incomplete_reason", m.incomplete_reason}}},
       {"devices", devices},
       {"results", results}};
+}
+
+} // namespace
+
+json to_json(const run_report& rep) {
+  json out = report_fields(rep);
   // Multi-GPU (issue 16): present only in concurrent and MPI runs.
   if (!rep.ranks.is_null()) out["ranks"] = rep.ranks;
   if (!rep.aggregate.is_null()) out["aggregate"] = rep.aggregate;

@@ -74,18 +74,17 @@ TEST_CASE("execute_concurrent: every device runs every point, all threads start 
     r.params = point;
     for (const char* name : {"kernel", "copy"}) {
       // The measurement starts (and meets the other threads) before its first sample.
-      r.measurements.push_back(measure_host(name, {0, 1, 1, 0, 1, 10, true}, {1e6, 1e3, "items"},
-                                            [&] {
-                                              {
-                                                const std::lock_guard lock(probe.mutex);
-                                                probe.inside.insert(std::this_thread::get_id());
-                                                probe.max_inside =
-                                                    std::max(probe.max_inside, probe.inside.size());
-                                              }
-                                              std::this_thread::sleep_for(20ms);
-                                              const std::lock_guard lock(probe.mutex);
-                                              probe.inside.erase(std::this_thread::get_id());
-                                            }));
+      r.measurements.push_back(
+          measure_host(name, {0, 1, 1, 0, 1, 10, true}, {1e6, 1e3, "items"}, [&] {
+            {
+              const std::lock_guard lock(probe.mutex);
+              probe.inside.insert(std::this_thread::get_id());
+              probe.max_inside = std::max(probe.max_inside, probe.inside.size());
+            }
+            std::this_thread::sleep_for(20ms);
+            const std::lock_guard lock(probe.mutex);
+            probe.inside.erase(std::this_thread::get_id());
+          }));
     }
     return r;
   };
@@ -119,7 +118,8 @@ TEST_CASE("execute_concurrent: every device runs every point, all threads start 
   CHECK(rep.ranks.size() == 3);
 }
 
-TEST_CASE("execute_concurrent: a device whose point fails leaves the others to finish", "[multi_gpu]") {
+TEST_CASE("execute_concurrent: a device whose point fails leaves the others to finish",
+          "[multi_gpu]") {
   benchmark b;
   b.name = "fake";
   b.run_point = [](const nlohmann::json& point, run_context& /*ctx*/) -> result {

@@ -20,8 +20,9 @@ struct common_options {
   bool verify = true;
   int verbosity = 1; ///< 0 quiet, 1 normal, 2 verbose
   // Multi-GPU (issue 16, docs/multi-gpu.md)
-  bool concurrent = false;   ///< --concurrent: each point on every selected GPU at once
-  double sync_timeout = 600; ///< --sync-timeout: deadline (s) of each barrier between GPU threads or MPI ranks
+  bool concurrent = false; ///< --concurrent: each point on every selected GPU at once
+  /// --sync-timeout: deadline (s) of each barrier between GPU threads or MPI ranks
+  double sync_timeout = 600;
 };
 
 /// Throws usage_error naming the option if a measurement option is out of range.

@@ -26,7 +26,7 @@ public:
   void release(std::uint64_t generation) noexcept;
 
   struct stamp {
-    std::uint64_t generation = 0;    ///< the generation the slot's last kernel waited for
+    std::uint64_t generation = 0;     ///< the generation the slot's last kernel waited for
     std::uint64_t globaltimer_ns = 0; ///< when it saw the release (0 when it timed out)
     bool timed_out = false;
   };
