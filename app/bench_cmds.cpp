@@ -54,13 +54,16 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
     add_common_options(*sub, cmd.opts, cmd.device_spec, offered);
     sub->add_flag("--dry-run", cmd.dry_run,
                   "list every point that would run and the device memory it needs; run nothing");
-    sub->callback([&cmd, &state] {
+    sub->callback([&cmd, &state, sub] {
       // Nothing here blocks on input: from now on a signal ends the run with its results written.
       defer_interrupts();
       state.cpu_only_applies = cmd.bench->supports_cpu_only;
       // A dry run never touches a GPU, so "all" is not resolved (it would need a device).
       finish_common_options(cmd.opts, cmd.dry_run && cmd.device_spec == "all" ? std::string("0")
                                                                               : cmd.device_spec);
+      mpi_job* job = current_mpi_job(); // multi-GPU (issue 16): a rank picks its own GPU
+      if (job != nullptr && !cmd.dry_run)
+        pick_rank_device(*job, cmd.opts, {cmd.opts.sync_timeout, sub->count("--device") > 0});
       param_values values;
       for (const auto& [name, opt] : cmd.options)
         if (opt->count() > 0) values[name] = cmd.text[name];
@@ -70,11 +73,9 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
         state.exit_code = exit_code::success;
         return;
       }
-      if (!cmd.opts.cpu_only)
+      if (!cmd.opts.cpu_only && job == nullptr)
         for (const int d : cmd.opts.devices) cuda::require_device(d);
-      run_context ctx(cmd.opts);
-      const auto report = execute(points, ctx, state.argv);
-      state.exit_code = emit_report(report, cmd.opts);
+      state.exit_code = run_and_emit(points, cmd.opts, state.argv, job, cmd.bench->needs_gpu);
     });
   }
 }

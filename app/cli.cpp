@@ -113,6 +113,12 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
         "--energy", opts.energy,
         "energy per operation from the NVML energy counter (adds about 6 s per measured row)");
     // -- end issue 14 --
+    // Multi-GPU (issue 16, docs/multi-gpu.md)
+    cmd.add_flag("--concurrent", opts.concurrent,
+                 "with several devices: run each point on all of them at once (docs/multi-gpu.md)");
+    cmd.add_option("--sync-timeout", opts.sync_timeout,
+                   "seconds a GPU thread or MPI rank waits for the others before giving up")
+        ->capture_default_str();
   }
   if (offered.inputs) {
     typed("--seed", opts.seed, "seed of all random inputs and parameters", "UINT64")
@@ -149,6 +155,12 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
         fmt::format("--cpu-threads: {} is out of range (0 to 4096)", opts.cpu_threads));
   validate(opts.measure);
   if (!opts.output_path.empty()) check_output_path(opts.output_path);
+  // Multi-GPU (issue 16)
+  if (!(opts.sync_timeout > 0 && opts.sync_timeout <= 86400))
+    throw usage_error(fmt::format("--sync-timeout: {} must be a number of seconds in (0, 86400]",
+                                  opts.sync_timeout));
+  if (opts.concurrent && opts.cpu_only)
+    throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
 
   opts.devices.clear();
   if (device_spec == "all") {

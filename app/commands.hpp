@@ -1,6 +1,8 @@
 #pragma once
 // Each subcommand lives in its own file and registers itself here; main only dispatches.
+#include "gpubench/mpi_run.hpp"
 #include "gpubench/options.hpp"
+#include "gpubench/runner.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -34,6 +36,12 @@ int emit_report(const run_report& report, const common_options& opts);
 output_format output_file_format(const std::string& output_format_text,
                                  std::optional<output_format> explicit_format,
                                  const std::string& output_path);
+
+/// Multi-GPU (issue 16): runs the plan alone, on every device at once (--concurrent) or as one
+/// rank of an MPI job (rank 0 alone emits), then emits; returns the exit code. `job` is
+/// current_mpi_job().
+int run_and_emit(const std::vector<planned_point>& points, const common_options& opts,
+                 const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu);
 
 void add_benchmark_commands(CLI::App& app, cli_state& state); // vecadd, augment, pipeline
 void add_devices_command(CLI::App& app, cli_state& state);

@@ -2,6 +2,8 @@
 // (docs/compare.md, docs/ci.md).
 #include "commands.hpp"
 
+#include "gpubench/multi_gpu_report.hpp"
+
 #include "gpubench/compare.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/output.hpp"
@@ -83,7 +85,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
   cmd->add_flag("--allow-device-mismatch", args->allow_device_mismatch,
                 "Compare results measured on different GPU models");
   cmd->add_flag("--force", args->force,
-                "Compare despite different GPUs, drivers or telemetry flags (noted as warnings)");
+                "Compare despite different GPUs, drivers or telemetry flags (noted as warnings), or "
+                "multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
   cmd->add_option("--clock", args->clock,
                   "Judge only measurements on this clock: gpu or host (default: both)");
   auto* format_option =
@@ -146,6 +149,10 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     std::vector<result_file> candidate;
     for (const auto& p : base_paths) base.push_back(load_result_file(p));
     for (const auto& p : new_paths) candidate.push_back(load_result_file(p));
+    // Multi-GPU (issue 16): a 4-rank job is not a regression of an 8-rank one.
+    if (const auto why = job_shape_mismatch(base.front().report, candidate.front().report);
+        why && !args->force)
+      throw usage_error(*why);
     const comparison c = compare_runs(base, candidate, opts);
     // Files first (the JUnit report, then --output), stdout last: a closed pipe must not cost them.
     if (!args->junit_path.empty()) {

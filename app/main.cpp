@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/mpi_run.hpp"
 #include "gpubench/output.hpp"
 
 #include <csignal>

@@ -72,9 +72,13 @@ void add_run_command(CLI::App& app, cli_state& state) {
       state.exit_code = exit_code::success;
       return;
     }
-    run_context ctx(args->opts);
-    const run_report report = execute(points, ctx, state.argv);
-    state.exit_code = emit_report(report, args->opts);
+    mpi_job* job = current_mpi_job(); // multi-GPU (issue 16): a rank picks its own GPU
+    auto points_here = points;
+    if (job != nullptr) {
+      pick_rank_device(*job, args->opts, {args->opts.sync_timeout, given("--device")});
+      points_here = plan_run_file(file, args->opts);
+    }
+    state.exit_code = run_and_emit(points_here, args->opts, state.argv, job, true);
   });
 }
 

@@ -11,6 +11,9 @@ Writes, for whatever the files contain:
   pipeline-steps.png    steps/s vs batch per mode, with the ideal overlap, one panel per scenario
   energy-per-op.png     J per element/image/step vs size, gross and net of idle (--energy)
   clocks-over-sweep.png SM clock (min, median) of every GPU measurement in order, flags circled
+  multi-gpu-heatmap.png for a merged multi-GPU file (--concurrent or MPI, docs/multi-gpu.md): rank
+                        x measurement, each rank's median time over the median across ranks
+                        (the other figures show rank 0 of such a file)
 Each point is the rate of the median sample; its error bar spans the rates of the 25th to the 75th
 percentile of the raw samples. A series (a mode, an implementation) has one colour in every
 figure and panel, and legends use the names of the docs (cpu-augment, CPU reference).
@@ -20,6 +23,7 @@ interpreter lacks it and exits 2.
 import argparse
 import json
 import os
+import statistics
 import sys
 
 try:
@@ -92,6 +96,8 @@ def load(paths):
         devices = {d["id"]: d for d in doc.get("devices", [])}
         hosts.add(doc.get("meta", {}).get("host", {}).get("cpu", "CPU"))
         for raw in doc.get("results", []):
+            if raw.get("rank", 0) > 0:
+                continue  # a merged multi-GPU file: rank 0 stands for the job here
             dev = devices.get(raw.get("device", -1))
             if dev is not None:
                 gpus.add(dev["name"])
@@ -384,6 +390,49 @@ def plot_clocks_over_sweep(results, gpus, hosts, out, svg, written):
     save(fig, out, "clocks-over-sweep", svg, written)
 
 
+def plot_multi_gpu_heatmaps(paths, out, svg, written):
+    """Multi-GPU (issue 16): one heat map per merged file, rank x (point, measurement), each cell
+    the rank's median time over the median across ranks: 1.0 is typical, the straggler is red."""
+    merged = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        if doc.get("aggregate") and doc.get("ranks"):
+            merged.append(doc)
+    for index, doc in enumerate(merged):
+        ranks = doc["ranks"]
+        columns, cells = [], {}
+        for r in doc["results"]:
+            params = " ".join(f"{k}={v}" for k, v in r.get("params", {}).items())
+            for m in r.get("measurements", []):
+                column = f"{r['benchmark']} {params}\n{m['name']}"
+                if column not in columns:
+                    columns.append(column)
+                cells[(r.get("rank", 0), column)] = m["stats"]["median"]
+        if not columns:
+            continue
+        grid = []
+        for rk in ranks:
+            row = []
+            for column in columns:
+                times = [t for (rank, c), t in cells.items() if c == column]
+                mid = statistics.median(times) if times else 0
+                value = cells.get((rk["rank"], column))
+                row.append(value / mid if value and mid else float("nan"))
+            grid.append(row)
+        fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(columns) + 3), 0.5 * len(ranks) + 2.5))
+        image = ax.imshow(grid, cmap="coolwarm", vmin=0.8, vmax=1.2, aspect="auto")
+        ax.set_xticks(range(len(columns)), columns, rotation=60, ha="right", fontsize=7)
+        labels = [f"rank {rk['rank']} {rk.get('host', '')} {rk.get('gpu_name', '') or 'CPU'}"
+                  + (" (shared GPU)" if rk.get("shares_gpu") else "") for rk in ranks]
+        ax.set_yticks(range(len(ranks)), labels, fontsize=8)
+        fig.colorbar(image, ax=ax, label="median time / median across ranks")
+        agg = doc["aggregate"]
+        ax.set_title(f"{agg['mode']}: {agg['ranks']} ranks on {agg['nodes']} node(s)")
+        name = "multi-gpu-heatmap" if index == 0 else f"multi-gpu-heatmap-{index + 1}"
+        save(fig, out, name, svg, written)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", metavar="RESULT.json")
@@ -400,6 +449,7 @@ def main(argv=None):
     plot_pipeline(results, gpus, hosts, args.out, args.svg, written)
     plot_energy_per_op(results, gpus, hosts, args.out, args.svg, written)
     plot_clocks_over_sweep(results, gpus, hosts, args.out, args.svg, written)
+    plot_multi_gpu_heatmaps(args.files, args.out, args.svg, written)
     if not written:
         print("plot.py: nothing to plot in these files", file=sys.stderr)
         return 1

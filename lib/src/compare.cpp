@@ -2,6 +2,7 @@
 // side; each measurement judged by the interval of its shift (gate_stats.hpp) against the
 // threshold. The output writers are in compare_output.cpp.
 #include "gpubench/compare.hpp"
+#include "gpubench/multi_gpu_report.hpp"
 
 #include "gpubench/errors.hpp"
 #include "gpubench/run_file.hpp"
@@ -71,7 +72,9 @@ struct side_index {
 std::string key_of(const result_file& f, const result& res, bool ignore_device) {
   const auto device =
       (ignore_device && res.device >= 0) ? std::string("gpu") : device_name(f.report, res.device);
-  return fmt::format("{}\x1f{}\x1f{}", res.benchmark, identity_params(res.params).dump(), device);
+  // Multi-GPU (issue 16): the results of a merged job are matched rank by rank.
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}", res.benchmark, identity_params(res.params).dump(),
+                     device, res.rank);
 }
 
 /// Runs are the files of a side and, within a file, its "repeat" tags (gpubench run --repeat).
@@ -102,8 +105,8 @@ side_index index_side(std::span<const result_file> files, bool ignore_device) {
 }
 
 std::string describe(const occurrence& o) {
-  return fmt::format("{} [{}] {}", o.res->benchmark, device_name(o.file->report, o.res->device),
-                     describe_params(o.res->params));
+  return fmt::format("{} [{}{}] {}", o.res->benchmark, device_name(o.file->report, o.res->device),
+                     rank_suffix(*o.res), describe_params(o.res->params));
 }
 
 bool on_clock(const measurement& m, const std::string& clock) {
@@ -289,6 +292,11 @@ run_report merge_reports(std::span<const run_report> reports) {
       if (!merged.meta.incomplete_reason.empty()) merged.meta.incomplete_reason += "; ";
       merged.meta.incomplete_reason += r.meta.incomplete_reason;
     }
+  }
+  // Multi-GPU (issue 16): one job's rank records and aggregates stay; several jobs' do not add up.
+  if (reports.size() == 1) {
+    merged.ranks = reports.front().ranks;
+    merged.aggregate = reports.front().aggregate;
   }
   return merged;
 }

@@ -5,6 +5,7 @@
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
 #include "gpubench/errors.hpp"
+#include "gpubench/multi_gpu_concurrent.hpp"
 #include "gpubench/telemetry.hpp"
 #include "gpubench/test_slowdown.hpp"
 
@@ -200,6 +201,7 @@ gpu_sampler::gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher,
 
 measurement gpu_sampler::run(std::string name, const measure_options& opts, work_counts work,
                              const std::function<void(cudaStream_t)>& body, body_kind kind) {
+  notify_measurement_start(name, stream_); // multi-GPU start line (issue 16)
   using clock = std::chrono::steady_clock;
   const cuda::event start;
   const cuda::event stop;
@@ -315,6 +317,7 @@ measurement gpu_sampler::run_batch(std::string name, const measure_options& opts
 measurement measure_host(std::string name, const measure_options& opts, work_counts work,
                          const std::function<void()>& body) {
   using clock = std::chrono::steady_clock;
+  notify_measurement_start(name, nullptr); // multi-GPU start line (issue 16)
   auto outcome = sample_until_stable(opts, [&] {
     const auto t0 = clock::now();
     body();

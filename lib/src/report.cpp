@@ -1,6 +1,7 @@
 #include "gpubench/report.hpp"
 
 #include "gpubench/energy.hpp"
+#include "gpubench/multi_gpu_report.hpp"
 #include "gpubench/telemetry.hpp"
 #include "gpubench/text_table.hpp"
 
@@ -126,7 +127,7 @@ std::string verification_line(const verification& v) {
 void write_result_block(std::ostream& os, const run_report& rep, const result& r) {
   // Long parameter lists (augment has 14) wrap at spaces to fit a terminal; JSON has them whole.
   const auto head = wrap_words(
-      fmt::format("{} | {} | {}", r.benchmark, params_line(r.params), device_label(rep, r.device)),
+      fmt::format("{} | {} | {}", r.benchmark, params_line(r.params), device_label(rep, r.device) + rank_suffix(r)),
       table_width);
   for (std::size_t i = 0; i < head.size(); ++i) os << (i == 0 ? "" : "    ") << head[i] << '\n';
   if (r.status == result_status::skipped || r.status == result_status::error) {
@@ -234,7 +235,7 @@ void write_markdown(std::ostream& os, const run_report& rep) {
   os << "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---|\n";
   for (const auto& r : rep.results) {
     const std::string verified = !r.verify.performed ? "n/a" : r.verify.passed ? "yes" : "**NO**";
-    const std::string dev = device_label(rep, r.device);
+    const std::string dev = device_label(rep, r.device) + rank_suffix(r);
     if (r.measurements.empty())
       os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | {} |\n",
                         markdown_text(r.benchmark), markdown_text(dev),
@@ -261,6 +262,7 @@ void write_report(std::ostream& os, const run_report& r, output_format f,
   case output_format::csv: write_csv(os, r); break;
   case output_format::md: write_markdown(os, r); break;
   }
+  write_multi_gpu_summary(os, r, f); // multi-GPU (issue 16): ranks and aggregates
 }
 
 } // namespace gpubench

@@ -148,7 +148,7 @@ json to_json(const verification& v) {
               {"details", v.details}};
 }
 
-json to_json(const result& r) {
+json result_fields(const result& r) {
   json ms = json::array();
   for (const auto& m : r.measurements) ms.push_back(to_json(m));
   return json{{"benchmark", r.benchmark},
@@ -160,6 +160,16 @@ json to_json(const result& r) {
               {"derived", r.derived},
               {"verification", to_json(r.verify)},
               {"converged", r.converged()}};
+}
+
+json to_json(const result& r) {
+  json out = result_fields(r);
+  // Multi-GPU (issue 16): present only in concurrent and MPI runs.
+  if (r.rank >= 0) {
+    out["rank"] = r.rank;
+    out["host"] = r.host;
+  }
+  return out;
 }
 
 // --- reading back ----------------------------------------------------------------------------
@@ -339,6 +349,10 @@ result result_from_json(const json& j, const std::string& path) {
   res.derived = r.at("derived", json::value_t::object);
   res.verify =
       verification_from_json(r.at("verification", json::value_t::object), r.sub("verification"));
+  // Multi-GPU (issue 16): optional.
+  if (r.maybe("rank", json::value_t::number_integer) != nullptr)
+    res.rank = integer_in(r, "rank", 0, 1 << 24);
+  if (const auto* h = r.maybe("host", json::value_t::string)) res.host = *h;
   return res;
 }
 
@@ -369,6 +383,9 @@ json to_json(const run_report& rep) {
   json j = report_fields(rep);
   // Issue 17: a run with the test-only slowdown knob says so.
   if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
+  // Multi-GPU (issue 16): present only in concurrent and MPI runs.
+  if (!rep.ranks.is_null()) j["ranks"] = rep.ranks;
+  if (!rep.aggregate.is_null()) j["aggregate"] = rep.aggregate;
   return j;
 }
 
@@ -404,6 +421,9 @@ run_report report_from_json(const json& j) {
   const auto& results = top.at("results", json::value_t::array);
   for (std::size_t i = 0; i < results.size(); ++i)
     rep.results.push_back(result_from_json(results[i], fmt::format("results[{}]", i)));
+  // Multi-GPU (issue 16): optional, kept as written.
+  if (const auto* ranks = top.maybe("ranks", json::value_t::array)) rep.ranks = *ranks;
+  if (const auto* agg = top.maybe("aggregate", json::value_t::object)) rep.aggregate = *agg;
   return rep;
 }
 

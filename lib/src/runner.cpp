@@ -202,7 +202,7 @@ result failed_point(const planned_point& p, result_status status, std::string re
 } // namespace
 
 run_report execute(const std::vector<planned_point>& points, run_context& ctx,
-                   const std::vector<std::string>& argv) {
+                   const std::vector<std::string>& argv, point_observer* observer) {
   using clock = std::chrono::steady_clock;
   const auto inject = fault_injection_from_env();
   if (inject) check_fault_injection(*inject, points);
@@ -228,6 +228,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
                                                    static_cast<double>(points.size() - i));
     ctx.progress(i + 1, points.size(),
                  fmt::format("{} (elapsed {:.0f} s{})", point_label(p), elapsed, eta));
+    if (observer != nullptr) observer->before_point(i);
     result r;
     bool stop = false;
     try {
@@ -266,6 +267,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     ctx.log_verbose("point {}/{}: {}: {}{} after {:.1f} s", i + 1, points.size(), point_label(p),
                     to_string(r.status), r.reason.empty() ? "" : " (" + r.reason + ")",
                     std::chrono::duration<double>(clock::now() - started).count() - elapsed);
+    if (observer != nullptr) observer->after_point(i, r);
     rep.results.push_back(std::move(r));
     if (stop) break;
     if (interrupt_requested()) {

@@ -24,6 +24,10 @@ struct common_options {
   output_format file_format = output_format::json;
   // -- issue 14 --
   bool energy = false; ///< --energy: energy per operation of the main rows (energy.hpp)
+  // Multi-GPU (issue 16, docs/multi-gpu.md)
+  bool concurrent = false; ///< --concurrent: each point on every selected GPU at once
+  /// --sync-timeout: deadline (s) of each barrier between GPU threads or MPI ranks
+  double sync_timeout = 600;
 };
 
 /// Which of the common options a subcommand offers: only those that do something there. --device,

@@ -50,6 +50,10 @@ struct result {
   verification verify;
   result_status status = result_status::ok;
   std::string reason; ///< why skipped/failed/error
+  // Multi-GPU (issue 16, docs/multi-gpu.md): which rank (MPI process, or GPU thread of
+  // --concurrent) measured it and on which host; -1 and "" in a single-GPU run.
+  int rank = -1;
+  std::string host;
 
   [[nodiscard]] bool converged() const noexcept;
   [[nodiscard]] const measurement* find(std::string_view name) const noexcept;
@@ -86,6 +90,11 @@ struct run_report {
   run_meta meta;
   std::vector<device_record> devices;
   std::vector<result> results;
+  // Multi-GPU (issue 16, docs/multi-gpu.md): one record per rank and the aggregates across ranks
+  // and nodes of a concurrent or MPI run; null in a single-GPU run. Kept as JSON: written by
+  // multi_gpu_merge.cpp, read back as they are.
+  nlohmann::json ranks;
+  nlohmann::json aggregate;
 };
 
 /// Adds the measurement's bandwidth as fractions of `dev`'s theoretical peak and, when measured,

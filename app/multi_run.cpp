@@ -1,0 +1,34 @@
+// Multi-GPU (issue 16, docs/multi-gpu.md): one run alone, on every GPU at once, or as one rank of
+// an MPI job; whichever it is, one report is emitted (by rank 0 alone under MPI).
+#include "commands.hpp"
+
+#include "gpubench/errors.hpp"
+#include "gpubench/multi_gpu_concurrent.hpp"
+
+namespace gpubench::app {
+
+int run_and_emit(const std::vector<planned_point>& points, const common_options& opts,
+                 const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu) {
+  if (job != nullptr) {
+    if (opts.concurrent)
+      throw usage_error("--concurrent does not apply under MPI: each rank runs one GPU; start "
+                        "one rank per GPU instead (docs/multi-gpu.md)");
+    common_options mine = opts;
+    if (mpi_rank(*job) != 0) mine.verbosity = 0; // rank 0 speaks for the job
+    run_context ctx(mine);
+    const auto report = execute_mpi(*job, points, ctx, argv, {opts.sync_timeout, false}, needs_gpu);
+    if (!report) return exit_code::success; // rank 0 reports this rank's outcome
+    const int code = emit_report(*report, opts);
+    end_mpi_job(*job, code);
+    return code;
+  }
+  if (opts.concurrent) {
+    concurrent_options c;
+    c.barrier_timeout_s = opts.sync_timeout;
+    return emit_report(execute_concurrent(points, opts, argv, c), opts);
+  }
+  run_context ctx(opts);
+  return emit_report(execute(points, ctx, argv), opts);
+}
+
+} // namespace gpubench::app
