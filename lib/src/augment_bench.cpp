@@ -45,6 +45,7 @@ double number_option(const param_values& v, const char* name) {
   const auto xs = parse_number_list(value_of(v, name), name);
   if (xs.size() != 1)
     throw usage_error(fmt::format("--{}: expected one number, got '{}'", name, value_of(v, name)));
+  (void)to_float32(xs[0], name); // the kernels take it as float32
   return xs[0];
 }
 
@@ -88,6 +89,9 @@ std::pair<double, double> sigma_option(const param_values& v) {
   if (lo[0] > hi[0])
     throw usage_error(fmt::format("--sigma: '{}' is reversed: LO must not exceed HI", text));
   if (hi[0] > 1e6) throw usage_error(fmt::format("--sigma: '{}' is out of range", text));
+  // Drawn and used as float32: a sigma that rounds to 0 there makes every blur weight NaN.
+  (void)to_float32(lo[0], "sigma");
+  (void)to_float32(hi[0], "sigma");
   return {lo[0], hi[0]};
 }
 
@@ -457,8 +461,8 @@ augment_config augment_config_from_point(const json& point) {
   cfg.blur = point.at("blur").get<int>();
   const std::string sigma = point.at("sigma").get<std::string>();
   const auto colon = sigma.find(':');
-  cfg.sigma_lo = std::stod(sigma.substr(0, colon));
-  cfg.sigma_hi = std::stod(sigma.substr(colon + 1));
+  cfg.sigma_lo = parse_number(sigma.substr(0, colon), "sigma");
+  cfg.sigma_hi = parse_number(sigma.substr(colon + 1), "sigma");
   cfg.mean = point.at("mean").get<std::vector<float>>();
   cfg.stddev = point.at("std").get<std::vector<float>>();
   cfg.out = parse_dtype(point.value("out-dtype", "f32")).value_or(dtype::f32);

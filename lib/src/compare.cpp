@@ -4,13 +4,14 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/run_file.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
+#include <new>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -163,20 +164,15 @@ void write_csv(std::ostream& os, const comparison& c) {
 } // namespace
 
 run_report load_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("{}: cannot open the result file", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw usage_error(fmt::format("{}: not valid JSON ({})", path, e.what()));
-  }
+  // Bounded in size, type and depth (untrusted_file.hpp): params, details and derived are kept
+  // as any JSON and serialized later, which must stay shallow.
+  const json j = load_untrusted_json(path, "result file");
   try {
     return report_from_json(j);
   } catch (const usage_error& e) {
-    throw usage_error(fmt::format("{}: {}", path, e.what()));
+    throw usage_error(fmt::format("{}: {}", clip(path, 200), e.what()));
+  } catch (const std::bad_alloc&) {
+    throw usage_error(fmt::format("{}: out of memory while loading the result file", clip(path)));
   }
 }
 

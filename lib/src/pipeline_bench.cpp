@@ -74,6 +74,7 @@ std::vector<json> plan_pipeline(const param_values& v, const common_options& opt
   const auto lrs = parse_number_list(value_of(v, "lr"), "lr");
   if (lrs.size() != 1 || !(lrs[0] > 0 && lrs[0] <= 10))
     throw usage_error(fmt::format("--lr: '{}' is not one number in (0, 10]", value_of(v, "lr")));
+  (void)to_float32(lrs[0], "lr"); // the network trains in float32
   const int pool = int_option(v, "pool", 1, 256);
   const augment_config aug;
   if (aug.resize % pool != 0)
