@@ -5,6 +5,8 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/output.hpp"
 #include "gpubench/result.hpp"
+#include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -23,26 +25,26 @@ const char* const exit_codes_help =
 
 namespace {
 
-/// Accepts "1", "1%", "0.5%": a percentage, returned as a fraction.
+/// Accepts "1", "1%", "0.5%": a percentage, returned as a fraction (numbers as parse_number reads
+/// them, the rules of run files).
 double parse_percent(const std::string& text, const char* option) {
   std::string t = text;
   if (!t.empty() && t.back() == '%') t.pop_back();
-  double v = 0;
-  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || ptr != t.data() + t.size() || t.empty())
-    throw usage_error(fmt::format("--{}: '{}' is not a percentage (e.g. 1 or 0.5%)", option, text));
-  return v / 100.0;
+  try {
+    return parse_number(t, option) / 100.0;
+  } catch (const usage_error&) {
+    throw usage_error(
+        fmt::format("--{}: '{}' is not a percentage (e.g. 1 or 0.5%)", option, clip(text)));
+  }
 }
 
-/// CLI11 2.1 reads unsigned options with strtoull, which accepts "-1" (wrapping it to 2^64-1) and
-/// saturates on overflow; a seed must be the digits of a 64-bit unsigned integer.
-std::string check_seed(const std::string& text) {
-  std::uint64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-    return fmt::format("'{}' is not a seed (an integer from 0 to 2^64-1)", text);
-  return {};
-}
+// Hostile input (issue 18): numeric options are read by the rules run files follow, not by
+// CLI11's strtoll/strtold (which take "0x10" and "010" as 16 and 8).
+const CLI::Validator integer_text([](std::string& t) { return normalize_integer_text(t, true); },
+                                  "");
+const CLI::Validator seed_text([](std::string& t) { return normalize_integer_text(t, false); },
+                               "");
+const CLI::Validator number_text([](std::string& t) { return normalize_number_text(t); }, "");
 
 } // namespace
 
@@ -73,23 +75,29 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
       ->capture_default_str();
   cmd.add_option("--output", opts.output_path, "also write the full JSON result to FILE (atomic)");
   cmd.add_option("--warmup", opts.measure.warmup, "discarded samples before sampling")
+      ->transform(integer_text)
       ->capture_default_str();
   cmd.add_option("--min-samples", opts.measure.min_samples, "at least this many samples")
+      ->transform(integer_text)
       ->capture_default_str();
   cmd.add_option("--max-samples", opts.measure.max_samples, "at most this many samples")
+      ->transform(integer_text)
       ->capture_default_str();
   cmd.add_option("--min-time", opts.measure.min_time, "seconds of sampled time before stopping")
+      ->transform(number_text)
       ->capture_default_str();
   cmd.add_option("--max-noise", raw.max_noise, "stop when rel. stddev <= PCT percent")
       ->capture_default_str();
   cmd.add_option("--timeout", opts.measure.timeout,
                  "wall seconds per measurement at most, warm-up included")
+      ->transform(number_text)
       ->capture_default_str();
   cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
   cmd.add_option("--seed", opts.seed, "seed of all random inputs and parameters")
-      ->check(check_seed)
+      ->transform(seed_text)
       ->capture_default_str();
   cmd.add_option("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all)")
+      ->transform(integer_text)
       ->capture_default_str();
   cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");
   cmd.add_flag(

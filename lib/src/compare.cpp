@@ -4,6 +4,7 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/run_file.hpp"
+#include "gpubench/sizes.hpp"
 #include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
@@ -259,11 +260,14 @@ double parse_percentage(std::string_view text, std::string_view option) {
   std::string s(text);
   if (!s.empty() && s.back() == '%') s.pop_back();
   double pct = -1;
-  std::istringstream in(s);
-  in >> pct;
-  if (s.empty() || !in || !in.eof() || !std::isfinite(pct) || pct < 0 || pct >= 1000) {
+  try {
+    pct = parse_number(s, option); // the rules of every number gpubench reads
+  } catch (const usage_error&) {
+    pct = -1;
+  }
+  if (s.empty() || !std::isfinite(pct) || pct < 0 || pct >= 1000) {
     throw usage_error(
-        fmt::format("{}: '{}' is not a percentage; expected e.g. 5% or 2.5", option, text));
+        fmt::format("{}: '{}' is not a percentage; expected e.g. 5% or 2.5", option, clip(text)));
   }
   return pct / 100.0;
 }

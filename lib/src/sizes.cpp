@@ -132,9 +132,6 @@ double parse_number(std::string_view text, std::string_view option) {
   if (s.empty()) bad(option, text, "is empty (expected a number)");
   // One leading '+' is allowed, as people write it; from_chars itself takes only '-'.
   if (s.size() > 1 && s.front() == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
-  // from_chars reads "inf", "nan" and "infinity": refused by name, like any other word.
-  const char first = s.front() == '-' ? (s.size() > 1 ? s[1] : '\0') : s.front();
-  if (!((first >= '0' && first <= '9') || first == '.')) bad(option, text, expected);
   double v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec == std::errc::result_out_of_range) {
@@ -147,6 +144,7 @@ double parse_number(std::string_view text, std::string_view option) {
   }
   // Anything left over ("0x10" reads as 0 then "x10") is refused, not ignored.
   if (ec != std::errc() || ptr != s.data() + s.size()) bad(option, text, expected);
+  // from_chars reads "inf", "nan" and "infinity" too.
   if (!std::isfinite(v)) bad(option, text, "is not a finite number");
   return v;
 }

@@ -306,9 +306,9 @@ void write_preview(const json& v, std::string& out, std::size_t budget, int dept
     bool first = true;
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (out.size() > budget) return;
-      if (!first) out += ", ";
+      if (!first) out += ',';
       first = false;
-      if (object) out += quoted(it.key()) + ": ";
+      if (object) out += quoted(it.key()) + ':';
       if (depth >= 8)
         out += "...";
       else
@@ -379,7 +379,8 @@ json parse_untrusted_json(std::string_view text, std::string_view name, int max_
                                   "after a NUL may be ignored",
                                   shown, line_and_column(text, nul + 1)));
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
-    throw usage_error(fmt::format("{}: is empty; expected a JSON document", shown));
+    throw usage_error(
+        fmt::format("{}:1:1: not valid JSON (the file is empty; expected a JSON document)", shown));
   json root;
   std::size_t read = 0;
   guarded_sax sax(root, max_depth, &read);
