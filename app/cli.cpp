@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -33,6 +34,11 @@ double parse_percent(const std::string& text, const char* option) {
   try {
     return parse_number(t, option) / 100.0;
   } catch (const usage_error&) {
+    // inf and nan are left to validate(), which says what range --max-noise takes.
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc() && ptr == t.data() + t.size() && !t.empty() && !std::isfinite(v))
+      return v;
     throw usage_error(
         fmt::format("--{}: '{}' is not a percentage (e.g. 1 or 0.5%)", option, clip(text)));
   }
@@ -42,8 +48,11 @@ double parse_percent(const std::string& text, const char* option) {
 // CLI11's strtoll/strtold (which take "0x10" and "010" as 16 and 8).
 const CLI::Validator integer_text([](std::string& t) { return normalize_integer_text(t, true); },
                                   "");
-const CLI::Validator seed_text([](std::string& t) { return normalize_integer_text(t, false); },
-                               "");
+const CLI::Validator seed_text(
+    [](std::string& t) {
+      return normalize_integer_text(t, false, "a seed (an integer from 0 to 2^64-1)");
+    },
+    "");
 const CLI::Validator number_text([](std::string& t) { return normalize_number_text(t); }, "");
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "gpubench/image_io.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -44,8 +45,8 @@ int int_option(const param_values& v, const char* name, std::uint64_t lo, std::u
 double number_option(const param_values& v, const char* name) {
   const auto xs = parse_number_list(value_of(v, name), name);
   if (xs.size() != 1)
-    throw usage_error(fmt::format("--{}: expected one number, got '{}'", name, value_of(v, name)));
-  (void)to_float32(xs[0], name); // the kernels take it as float32
+    throw usage_error(
+        fmt::format("--{}: expected one number, got '{}'", name, clip(value_of(v, name))));
   return xs[0];
 }
 
@@ -57,7 +58,7 @@ std::string word_option(const param_values& v, const char* name,
     if (w == a) return w;
     list += fmt::format("{}{}", list.empty() ? "" : ", ", a);
   }
-  throw usage_error(fmt::format("--{}: '{}' is not one of {}", name, w, list));
+  throw usage_error(fmt::format("--{}: '{}' is not one of {}", name, clip(w), list));
 }
 
 std::vector<float> per_channel(const param_values& v, const char* name, int channels,
@@ -83,12 +84,13 @@ std::pair<double, double> sigma_option(const param_values& v) {
   const auto hi =
       colon == std::string::npos ? lo : parse_number_list(text.substr(colon + 1), "sigma");
   if (lo.size() != 1 || hi.size() != 1)
-    throw usage_error(fmt::format("--sigma: '{}' is not LO:HI or one value", text));
+    throw usage_error(fmt::format("--sigma: '{}' is not LO:HI or one value", clip(text)));
   if (!(lo[0] > 0) || !(hi[0] > 0))
-    throw usage_error(fmt::format("--sigma: '{}': sigma must be positive", text));
+    throw usage_error(fmt::format("--sigma: '{}': sigma must be positive", clip(text)));
   if (lo[0] > hi[0])
-    throw usage_error(fmt::format("--sigma: '{}' is reversed: LO must not exceed HI", text));
-  if (hi[0] > 1e6) throw usage_error(fmt::format("--sigma: '{}' is out of range", text));
+    throw usage_error(
+        fmt::format("--sigma: '{}' is reversed: LO must not exceed HI", clip(text)));
+  if (hi[0] > 1e6) throw usage_error(fmt::format("--sigma: '{}' is out of range", clip(text)));
   // Drawn and used as float32: a sigma that rounds to 0 there makes every blur weight NaN.
   (void)to_float32(lo[0], "sigma");
   (void)to_float32(hi[0], "sigma");
@@ -119,6 +121,7 @@ augment_config parse_config(const param_values& v) {
   cfg.degrees = number_option(v, "degrees");
   if (!(cfg.degrees >= 0 && cfg.degrees <= 180))
     throw usage_error(fmt::format("--degrees: {} is out of range (0 to 180)", cfg.degrees));
+  (void)to_float32(cfg.degrees, "degrees"); // the kernels take it as float32
   cfg.interp = word_option(v, "interp", {"nearest", "bilinear"}) == "nearest"
                    ? augment_interp::nearest
                    : augment_interp::bilinear;

@@ -1,6 +1,7 @@
 #include "gpubench/benchmark.hpp"
 
 #include "gpubench/errors.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -19,7 +20,8 @@ param_values with_defaults(const benchmark& b, const param_values& given) {
     if (out.find(k) == out.end()) {
       std::string known;
       for (const auto& p : b.params) known += (known.empty() ? "" : ", ") + p.name;
-      throw usage_error(fmt::format("{}: unknown parameter '{}' (known: {})", b.name, k, known));
+      throw usage_error(
+          fmt::format("{}: unknown parameter '{}' (known: {})", b.name, clip(k), known));
     }
     out[k] = v;
   }

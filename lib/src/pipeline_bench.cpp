@@ -10,6 +10,7 @@
 #include "gpubench/pipeline_cpu.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -73,7 +74,8 @@ std::vector<json> plan_pipeline(const param_values& v, const common_options& opt
                                   steps, warmup));
   const auto lrs = parse_number_list(value_of(v, "lr"), "lr");
   if (lrs.size() != 1 || !(lrs[0] > 0 && lrs[0] <= 10))
-    throw usage_error(fmt::format("--lr: '{}' is not one number in (0, 10]", value_of(v, "lr")));
+    throw usage_error(
+        fmt::format("--lr: '{}' is not one number in (0, 10]", clip(value_of(v, "lr"))));
   (void)to_float32(lrs[0], "lr"); // the network trains in float32
   const int pool = int_option(v, "pool", 1, 256);
   const augment_config aug;

@@ -389,7 +389,7 @@ json parse_untrusted_json(std::string_view text, std::string_view name, int max_
                     counting_iterator(text.data() + text.size(), text.data(), &read), &sax);
   } catch (const json_problem& p) {
     const auto where =
-        p.byte == 0 ? std::string() : ":" + line_and_column(text, std::min(p.byte, text.size()));
+        p.byte == 0 ? std::string() : ":" + line_and_column(text, p.byte);
     throw usage_error(fmt::format("{}{}: {}{}", shown, where,
                                   p.path.empty() ? "" : p.path + ": ", p.what));
   }
