@@ -88,8 +88,7 @@ std::pair<double, double> sigma_option(const param_values& v) {
   if (!(lo[0] > 0) || !(hi[0] > 0))
     throw usage_error(fmt::format("--sigma: '{}': sigma must be positive", clip(text)));
   if (lo[0] > hi[0])
-    throw usage_error(
-        fmt::format("--sigma: '{}' is reversed: LO must not exceed HI", clip(text)));
+    throw usage_error(fmt::format("--sigma: '{}' is reversed: LO must not exceed HI", clip(text)));
   if (hi[0] > 1e6) throw usage_error(fmt::format("--sigma: '{}' is out of range", clip(text)));
   // Drawn and used as float32: a sigma that rounds to 0 there makes every blur weight NaN.
   (void)to_float32(lo[0], "sigma");

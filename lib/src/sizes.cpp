@@ -152,7 +152,8 @@ double parse_number(std::string_view text, std::string_view option) {
 float to_float32(double value, std::string_view option) {
   const auto shown = fmt::format("{}", value);
   if (std::fabs(value) > static_cast<double>(std::numeric_limits<float>::max()))
-    bad(option, shown, "is out of range for float32 (at most about 3.4e38), the type it is used as");
+    bad(option, shown,
+        "is out of range for float32 (at most about 3.4e38), the type it is used as");
   const auto f = static_cast<float>(value);
   if (value != 0 && f == 0)
     bad(option, shown,

@@ -121,8 +121,12 @@ public:
   guarded_sax(json& root, int max_depth, const std::size_t* read)
       : dom_(root, true), max_depth_(max_depth), read_(read) {}
 
-  bool null() { return scalar([&] { return dom_.null(); }); }
-  bool boolean(bool v) { return scalar([&] { return dom_.boolean(v); }); }
+  bool null() {
+    return scalar([&] { return dom_.null(); });
+  }
+  bool boolean(bool v) {
+    return scalar([&] { return dom_.boolean(v); });
+  }
   bool number_integer(json::number_integer_t v) {
     return scalar([&] { return dom_.number_integer(v); });
   }
@@ -136,8 +140,12 @@ public:
                           clip(text)));
     return scalar([&] { return dom_.number_float(v, text); });
   }
-  bool string(json::string_t& v) { return scalar([&] { return dom_.string(v); }); }
-  bool binary(json::binary_t& v) { return scalar([&] { return dom_.binary(v); }); }
+  bool string(json::string_t& v) {
+    return scalar([&] { return dom_.string(v); });
+  }
+  bool binary(json::binary_t& v) {
+    return scalar([&] { return dom_.binary(v); });
+  }
 
   bool start_object(std::size_t n) {
     enter(true);
@@ -176,8 +184,8 @@ public:
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while
     // parsing value - invalid literal; last read: 'x'": keep the reason, quote the token briefly.
-    if (const auto colon = what.find(": "); what.starts_with("[json.exception.") &&
-                                            colon != std::string::npos)
+    if (const auto colon = what.find(": ");
+        what.starts_with("[json.exception.") && colon != std::string::npos)
       what = what.substr(colon + 2);
     if (const auto last = what.find("; last read: "); last != std::string::npos)
       what = what.substr(0, last) + "; last read: " + clip(last_token);
@@ -351,8 +359,7 @@ std::string read_untrusted_file(const std::string& path, std::string_view what,
   if (fd.get() < 0)
     throw usage_error(fmt::format("{}: cannot open the {}: {}", shown, what, std::strerror(errno)));
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-    throw usage_error(
-        fmt::format("{}: is {}, not a {}", shown, file_type(st.st_mode), what));
+    throw usage_error(fmt::format("{}: is {}, not a {}", shown, file_type(st.st_mode), what));
   std::string text;
   text.reserve(static_cast<std::size_t>(st.st_size));
   std::vector<char> chunk(std::size_t{1} << 16U);
@@ -388,10 +395,9 @@ json parse_untrusted_json(std::string_view text, std::string_view name, int max_
     json::sax_parse(counting_iterator(text.data(), text.data(), &read),
                     counting_iterator(text.data() + text.size(), text.data(), &read), &sax);
   } catch (const json_problem& p) {
-    const auto where =
-        p.byte == 0 ? std::string() : ":" + line_and_column(text, p.byte);
-    throw usage_error(fmt::format("{}{}: {}{}", shown, where,
-                                  p.path.empty() ? "" : p.path + ": ", p.what));
+    const auto where = p.byte == 0 ? std::string() : ":" + line_and_column(text, p.byte);
+    throw usage_error(
+        fmt::format("{}{}: {}{}", shown, where, p.path.empty() ? "" : p.path + ": ", p.what));
   }
   return root;
 }
@@ -400,8 +406,7 @@ json load_untrusted_json(const std::string& path, std::string_view what) {
   try {
     return parse_untrusted_json(read_untrusted_file(path, what), path);
   } catch (const std::bad_alloc&) {
-    throw usage_error(
-        fmt::format("{}: out of memory while loading the {}", clip(path, 200), what));
+    throw usage_error(fmt::format("{}: out of memory while loading the {}", clip(path, 200), what));
   }
 }
 

@@ -125,7 +125,7 @@ verification check_vecadd(dtype type, const void* expected, const void* got, std
       // Equal NaN bits are not a verified result.
       const bool ok = std::isfinite(e) && std::isfinite(g) &&
                       (exact ? std::memcmp(static_cast<const std::byte*>(expected) + i * size,
-                                          static_cast<const std::byte*>(got) + i * size, size) == 0
+                                           static_cast<const std::byte*>(got) + i * size, size) == 0
                              : err <= ulp16(type, e));
       if (!ok) {
         ++bad;

@@ -344,8 +344,7 @@ TEST_CASE("percentages in run files follow the number rules", "[run_file]") {
   CHECK(gpubench::parse_run_file(j, catalog()).options.max_noise == Approx(0.025));
 }
 
-TEST_CASE("load_run_file refuses deep nesting, duplicate keys and text after a NUL",
-          "[run_file]") {
+TEST_CASE("load_run_file refuses deep nesting, duplicate keys and text after a NUL", "[run_file]") {
   const std::string path = "run_file_test_hostile.json";
   const auto refused = [&](const std::string& content) {
     {

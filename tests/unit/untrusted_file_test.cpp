@@ -31,9 +31,7 @@ std::string error_of(std::string_view text) {
   return "(accepted)";
 }
 
-std::string nested(std::size_t depth) {
-  return std::string(depth, '[') + std::string(depth, ']');
-}
+std::string nested(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 
 /// A scratch folder, removed with everything in it.
 struct scratch {

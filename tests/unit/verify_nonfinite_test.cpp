@@ -65,8 +65,8 @@ TEST_CASE("vecadd's check fails on matching NaNs", "[verify][vecadd]") {
   const auto at = static_cast<std::size_t>(rng() % ref.size());
   ref[at] = std::nanf("");
   got[at] = std::nanf(""); // the same bits
-  CHECK_FALSE(
-      gpubench::check_vecadd(gpubench::dtype::f32, ref.data(), got.data(), ref.size(), pool).passed);
+  CHECK_FALSE(gpubench::check_vecadd(gpubench::dtype::f32, ref.data(), got.data(), ref.size(), pool)
+                  .passed);
 }
 
 TEST_CASE("pipeline's bitwise check fails on matching NaNs", "[verify][pipeline]") {
