@@ -1,6 +1,7 @@
 // Verification never passes over NaN or infinity (issue 18): not when only the output has them,
 // and not when the reference has them too (matching NaNs are not a verified result).
 #include "gpubench/augment_cpu.hpp"
+#include "gpubench/augment_params.hpp"
 #include "gpubench/pipeline_cpu.hpp"
 #include "gpubench/thread_pool.hpp"
 #include "gpubench/vecadd_cpu.hpp"
@@ -8,7 +9,6 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <iostream>
 #include <limits>
 #include <random>
 #include <vector>
