@@ -75,7 +75,7 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       }
       if (!cmd.opts.cpu_only && job == nullptr)
         for (const int d : cmd.opts.devices) cuda::require_device(d);
-      state.exit_code = run_and_emit(points, cmd.opts, state.argv, job, cmd.bench->needs_gpu);
+      state.exit_code = run_and_emit(points, cmd.opts, state.argv, job, !cmd.opts.cpu_only);
     });
   }
 }

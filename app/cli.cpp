@@ -6,10 +6,13 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/output.hpp"
 #include "gpubench/result.hpp"
+#include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -25,26 +28,34 @@ const char* const exit_codes_help =
 
 namespace {
 
-/// Accepts "1", "1%", "0.5%": a percentage, returned as a fraction.
+/// Accepts "1", "1%", "0.5%": a percentage, returned as a fraction (numbers as parse_number reads
+/// them, the rules of run files).
 double parse_percent(const std::string& text, const char* option) {
   std::string t = text;
   if (!t.empty() && t.back() == '%') t.pop_back();
-  double v = 0;
-  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || ptr != t.data() + t.size() || t.empty())
-    throw usage_error(fmt::format("--{}: '{}' is not a percentage (e.g. 1 or 0.5%)", option, text));
-  return v / 100.0;
+  try {
+    return parse_number(t, option) / 100.0;
+  } catch (const usage_error&) {
+    // inf and nan are left to validate(), which says what range --max-noise takes.
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc() && ptr == t.data() + t.size() && !t.empty() && !std::isfinite(v))
+      return v;
+    throw usage_error(
+        fmt::format("--{}: '{}' is not a percentage (e.g. 1 or 0.5%)", option, clip(text)));
+  }
 }
 
-/// CLI11 2.1 reads unsigned options with strtoull, which accepts "-1" (wrapping it to 2^64-1) and
-/// saturates on overflow; a seed must be the digits of a 64-bit unsigned integer.
-std::string check_seed(const std::string& text) {
-  std::uint64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-    return fmt::format("'{}' is not a seed (an integer from 0 to 2^64-1)", text);
-  return {};
-}
+// Hostile input (issue 18): numeric options are read by the rules run files follow, not by
+// CLI11's strtoll/strtold (which take "0x10" and "010" as 16 and 8).
+const CLI::Validator integer_text([](std::string& t) { return normalize_integer_text(t, true); },
+                                  "");
+const CLI::Validator seed_text(
+    [](std::string& t) {
+      return normalize_integer_text(t, false, "a seed (an integer from 0 to 2^64-1)");
+    },
+    "");
+const CLI::Validator number_text([](std::string& t) { return normalize_number_text(t); }, "");
 
 } // namespace
 
@@ -91,23 +102,29 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
       ->type_name("{json|table|csv|md}");
   if (offered.measurement) {
     typed("--warmup", opts.measure.warmup, "discarded samples before sampling (0 to 1000000)",
-          "INT");
+          "INT")
+        ->transform(integer_text);
     typed("--min-samples", opts.measure.min_samples, "at least this many samples (1 to 10000000)",
-          "INT");
+          "INT")
+        ->transform(integer_text);
     typed("--max-samples", opts.measure.max_samples,
-          "at most this many samples (--min-samples to 10000000)", "INT");
+          "at most this many samples (--min-samples to 10000000)", "INT")
+        ->transform(integer_text);
     typed("--min-time", opts.measure.min_time,
-          "seconds of sampled time before stopping (0 to 86400)", "SECONDS");
+          "seconds of sampled time before stopping (0 to 86400)", "SECONDS")
+        ->transform(number_text);
     typed("--max-noise", raw.max_noise,
           "stop when rel. stddev <= PCT percent (above 0, at most 100)", "PCT");
     typed("--timeout", opts.measure.timeout,
           "wall seconds per measurement at most, warm-up included (above 0, at most 86400)",
-          "SECONDS");
+          "SECONDS")
+        ->transform(number_text);
     cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
     // -- issue 14: launch-free timing, telemetry, energy --
     cmd.add_option("--batch-time", opts.measure.batch_time,
                    "also time back-to-back launches, about S seconds a sample, as rows '<name> "
                    "(batch)' (0: off)")
+        ->transform(number_text)
         ->capture_default_str();
     cmd.add_flag(
         "--energy", opts.energy,
@@ -118,16 +135,18 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
                  "with several devices: run each point on all of them at once (docs/multi-gpu.md)");
     cmd.add_option("--sync-timeout", opts.sync_timeout,
                    "seconds a GPU thread or MPI rank waits for the others before giving up")
+        ->transform(number_text)
         ->capture_default_str();
   }
   if (offered.inputs) {
     typed("--seed", opts.seed, "seed of all random inputs and parameters", "UINT64")
-        ->check(check_seed);
+        ->transform(seed_text);
     cmd.add_flag(
         "--no-verify", [&opts](std::int64_t) { opts.verify = false; }, "skip the GPU-vs-CPU check");
   }
   if (offered.cpu_threads)
-    typed("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all; at most 4096)",
+    typed("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all
+        ->transform(integer_text); at most 4096)",
           "INT");
   if (offered.cpu_only)
     cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");

@@ -2,8 +2,9 @@
 # Fuzzing for CI (docs/reliability.md): builds the libFuzzer targets of tests/fuzz with clang
 # (ASan + UBSan), replays every regression input (tests/fuzz/regressions/TARGET/, inputs that once
 # crashed), then fuzzes each target for a bounded time from its seed corpus
-# (tests/fuzz/corpus/TARGET/). Any crash, sanitizer finding, leak or timeout fails the script;
-# the input that caused it is kept in BUILD_DIR/artifacts/.
+# (tests/fuzz/corpus/TARGET/; the inputs are structure-aware, tests/fuzz/expand.hpp, and seeds
+# reach nesting past 100,000 levels and inputs past 1 MB). Any crash, sanitizer finding, leak or
+# timeout fails the script; the input that caused it is kept in BUILD_DIR/artifacts/.
 #   scripts/ci-fuzz.sh [BUILD_DIR]     (default build-fuzz)
 # Environment: FUZZ_SECONDS per target (default 60), FUZZ_TARGETS (default: all three),
 #              CLANG_CXX (default clang++-14, else clang++), JOBS (default 2).

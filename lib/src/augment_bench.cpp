@@ -15,6 +15,7 @@
 #include "gpubench/phases.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -41,12 +42,15 @@ std::pair<double, double> parse_sigma(const std::string& text) {
   const auto hi =
       colon == std::string::npos ? lo : parse_number_list(text.substr(colon + 1), "sigma");
   if (lo.size() != 1 || hi.size() != 1)
-    throw usage_error(fmt::format("--sigma: '{}' is not LO:HI or one value", text));
+    throw usage_error(fmt::format("--sigma: '{}' is not LO:HI or one value", clip(text)));
   if (!(lo[0] > 0) || !(hi[0] > 0))
-    throw usage_error(fmt::format("--sigma: '{}': sigma must be positive", text));
+    throw usage_error(fmt::format("--sigma: '{}': sigma must be positive", clip(text)));
   if (lo[0] > hi[0])
-    throw usage_error(fmt::format("--sigma: '{}' is reversed: LO must not exceed HI", text));
-  if (hi[0] > 1e6) throw usage_error(fmt::format("--sigma: '{}' is out of range", text));
+    throw usage_error(fmt::format("--sigma: '{}' is reversed: LO must not exceed HI", clip(text)));
+  if (hi[0] > 1e6) throw usage_error(fmt::format("--sigma: '{}' is out of range", clip(text)));
+  // Drawn and used as float32: a sigma that rounds to 0 there makes every blur weight NaN.
+  (void)to_float32(lo[0], "sigma");
+  (void)to_float32(hi[0], "sigma");
   return {lo[0], hi[0]};
 }
 
@@ -73,6 +77,7 @@ void finish_augment_point(json& p, const json& all, const common_options& /*opts
   if (channels > static_cast<std::uint64_t>(augment_max_channels))
     throw usage_error(fmt::format("--channels: {} is more than the {} supported", channels,
                                   augment_max_channels));
+  (void)to_float32(p.at("degrees").get<double>(), "degrees"); // the kernels take it as float32
   const auto blur = p.at("blur").get<std::uint64_t>();
   if (blur == 0 || blur % 2 == 0 || blur > static_cast<std::uint64_t>(augment_max_blur))
     throw usage_error(

@@ -199,7 +199,9 @@ verification check_output(const augment_shape& shape, const float* ref, const vo
       const double tol =
           abs_tolerance * std::fabs(static_cast<double>(shape.inv_std[c])) + rel * std::fabs(r);
       const double err = std::fabs(g - r);
-      if (!std::isfinite(g) && std::isfinite(r)) {
+      // A NaN or infinity on either side is a mismatch, never within tolerance: a reference gone
+      // non-finite (a blur of sigma 0) must not let matching NaN output pass.
+      if (!std::isfinite(g) || !std::isfinite(r)) {
         ++t.non_finite;
         ++t.mismatches;
         t.first_bad = std::min<std::uint64_t>(t.first_bad, i);

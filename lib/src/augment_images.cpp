@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -22,7 +23,15 @@ void load_input_images(std::uint8_t* out, const augment_config& cfg, const std::
   const std::size_t plane =
       static_cast<std::size_t>(cfg.height) * static_cast<std::size_t>(cfg.width);
   const std::size_t image_bytes = plane * static_cast<std::size_t>(cfg.channels);
+  const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < distinct; ++i) {
+    // Each image's size was checked before decoding (max_decode_pixels); the time budget bounds
+    // the whole set, however many images there are.
+    const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start;
+    if (spent.count() > max_decode_seconds)
+      throw usage_error(fmt::format("--input: decoding {} of the {} images took {:.0f} s, more "
+                                    "than the budget of {:.0f} s; use fewer or smaller images",
+                                    i, distinct, spent.count(), max_decode_seconds));
     const image_u8 img =
         resize_image(read_image(files[static_cast<std::size_t>(i)], cfg.channels, "input"),
                      cfg.width, cfg.height);

@@ -5,6 +5,7 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -236,7 +237,7 @@ param_values with_defaults(const benchmark& b, const param_values& given) {
     if (out.find(k) == out.end()) {
       std::vector<std::string> known;
       for (const auto& p : b.params) known.push_back(p.name);
-      throw usage_error(fmt::format("{}: unknown parameter '{}'{} (known: {})", b.name, k,
+      throw usage_error(fmt::format("{}: unknown parameter '{}'{} (known: {})", b.name, clip(k),
                                     did_you_mean(k, known), join(known, ", ")));
     }
     out[k] = v;

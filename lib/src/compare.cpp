@@ -6,6 +6,8 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/run_file.hpp"
+#include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -14,6 +16,8 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <new>
+#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -239,20 +243,15 @@ std::vector<double> logs_of(std::span<const double> v) {
 } // namespace
 
 run_report load_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("{}: cannot open the result file", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  json j;
-  try {
-    j = json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw usage_error(fmt::format("{}: not valid JSON ({})", path, e.what()));
-  }
+  // Bounded in size, type and depth (untrusted_file.hpp): params, details and derived are kept
+  // as any JSON and serialized later, which must stay shallow.
+  const json j = load_untrusted_json(path, "result file");
   try {
     return report_from_json(j);
   } catch (const usage_error& e) {
-    throw usage_error(fmt::format("{}: {}", path, e.what()));
+    throw usage_error(fmt::format("{}: {}", clip(path, 200), e.what()));
+  } catch (const std::bad_alloc&) {
+    throw usage_error(fmt::format("{}: out of memory while loading the result file", clip(path)));
   }
 }
 
@@ -344,11 +343,14 @@ double parse_percentage(std::string_view text, std::string_view option) {
   std::string s(text);
   if (!s.empty() && s.back() == '%') s.pop_back();
   double pct = -1;
-  std::istringstream in(s);
-  in >> pct;
-  if (s.empty() || !in || !in.eof() || !std::isfinite(pct) || pct < 0 || pct >= 1000) {
+  try {
+    pct = parse_number(s, option); // the rules of every number gpubench reads
+  } catch (const usage_error&) {
+    pct = -1;
+  }
+  if (s.empty() || !std::isfinite(pct) || pct < 0 || pct >= 1000) {
     throw usage_error(
-        fmt::format("{}: '{}' is not a percentage; expected e.g. 5% or 2.5", option, text));
+        fmt::format("{}: '{}' is not a percentage; expected e.g. 5% or 2.5", option, clip(text)));
   }
   return pct / 100.0;
 }

@@ -4,6 +4,7 @@
 
 #include "gpubench/errors.hpp"
 #include "gpubench/output.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -23,8 +24,8 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <memory>
+#include <new>
 
 namespace gpubench {
 
@@ -33,17 +34,15 @@ namespace fs = std::filesystem;
 namespace {
 
 std::vector<unsigned char> read_bounded(const std::string& path, std::string_view option) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) throw usage_error(fmt::format("--{}: cannot read '{}': {}", option, path, ec.message()));
-  if (size > max_image_file_bytes)
-    throw usage_error(fmt::format("--{}: '{}' is {} bytes, more than the limit of {} for an image",
-                                  option, path, size, max_image_file_bytes));
-  std::ifstream in(path, std::ios::binary);
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(size));
-  if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
-    throw usage_error(fmt::format("--{}: cannot read '{}'", option, path));
-  return bytes;
+  // Regular files only (a FIFO or a device among the images is refused by type, not read).
+  try {
+    const std::string text = read_untrusted_file(path, "image", max_image_file_bytes);
+    return {text.begin(), text.end()};
+  } catch (const usage_error& e) {
+    throw usage_error(fmt::format("--{}: {}", option, e.what()));
+  } catch (const std::bad_alloc&) {
+    throw usage_error(fmt::format("--{}: out of memory while reading '{}'", option, clip(path)));
+  }
 }
 
 bool png_or_jpeg(const std::vector<unsigned char>& b) {
@@ -71,8 +70,14 @@ probed probe(const std::string& path, std::string_view option) {
       static_cast<std::uint64_t>(p.width) * static_cast<std::uint64_t>(p.height) > max_image_pixels)
     throw usage_error(fmt::format("--{}: '{}' is {}x{} pixels, outside the limits ({} per side, "
                                   "{} in all)",
-                                  option, path, p.width, p.height, max_image_side,
+                                  option, clip(path), p.width, p.height, max_image_side,
                                   max_image_pixels));
+  if (static_cast<std::uint64_t>(p.width) * static_cast<std::uint64_t>(p.height) >
+      max_decode_pixels)
+    throw usage_error(fmt::format("--{}: '{}' claims {}x{} pixels, more than the decode budget of "
+                                  "{} pixels (8192x8192) per image; nothing was decoded (shrink "
+                                  "it first)",
+                                  option, clip(path), p.width, p.height, max_decode_pixels));
   return p;
 }
 

@@ -12,6 +12,7 @@
 #include "gpubench/pipeline_cpu.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -60,6 +61,7 @@ void check_pipeline_plan(const std::vector<json>& points, const json& all, const
     throw usage_error(fmt::format("--steps: {} is below --warmup-steps {}: the verified and timed "
                                   "steps must be at least as many as the warm-up",
                                   steps, warmup));
+  (void)to_float32(all.at("lr").get<double>(), "lr"); // the network trains in float32
   const int pool = all.at("pool").get<int>();
   const int side = default_augment_config().resize;
   if (side % pool != 0)

@@ -4,27 +4,24 @@
 #include "gpubench/errors.hpp"
 #include "gpubench/plan_listing.hpp"
 #include "gpubench/text_table.hpp"
+#include "gpubench/sizes.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <ostream>
-#include <sstream>
 
 namespace gpubench {
 namespace {
 
 using nlohmann::json;
 
-/// A value as it appears in the file, shortened so that an error message stays one line.
-std::string show(const json& v) {
-  std::string s = v.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
-}
+/// A value as it appears in the file, shortened so that an error message stays one line. Never
+/// serializes more of the value than it shows: a file may hold megabytes in one value.
+std::string show(const json& v) { return preview(v, 60); }
 
 std::string type_name(const json& v) {
   if (v.is_number_integer()) return "an integer";
@@ -56,7 +53,8 @@ void reject_unknown_keys(const json& obj, std::string_view path,
   for (const auto& [key, value] : obj.items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       throw usage_error(fmt::format("{}{}{}: unknown key (value {}); expected one of {}", path,
-                                    path.empty() ? "" : ".", key, show(value), join(known)));
+                                    path.empty() ? "" : ".", clip(key, 40), show(value),
+                                    join(known)));
     }
   }
 }
@@ -86,6 +84,14 @@ std::int64_t integer_of(const json& v, std::string_view path, std::int64_t min, 
   return i;
 }
 
+/// The whole range of --seed: 0 to 2^64-1 (JSON integers above 2^63-1 are unsigned).
+std::uint64_t seed_of(const json& v, std::string_view path) {
+  const auto* expected = "an integer from 0 to 2^64-1 (18446744073709551615)";
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) fail(path, v, expected); // negative
+  fail(path, v, expected);
+}
+
 int int_of(const json& v, std::string_view path, int min) {
   return static_cast<int>(integer_of(v, path, min, std::numeric_limits<int>::max()));
 }
@@ -108,9 +114,11 @@ double percent_of(const json& v, std::string_view path) {
     auto s = v.get<std::string>();
     if (s.empty() || s.back() != '%') fail(path, v, expected);
     s.pop_back();
-    std::istringstream in(s);
-    in >> pct;
-    if (!in || !in.eof()) fail(path, v, expected);
+    try {
+      pct = parse_number(s, path); // the rules of every other number
+    } catch (const usage_error&) {
+      fail(path, v, expected);
+    }
   } else {
     fail(path, v, expected);
   }
@@ -200,8 +208,7 @@ run_file_options parse_options(const json& j, std::string_view path,
     else if (key == "warm")
       o.warm = bool_of(v, p);
     else if (key == "seed")
-      o.seed =
-          static_cast<std::uint64_t>(integer_of(v, p, 0, std::numeric_limits<std::int64_t>::max()));
+      o.seed = seed_of(v, p);
     else if (key == "cpu-threads")
       o.cpu_threads = int_of(v, p, 0);
     else if (key == "cpu-only")
@@ -275,7 +282,7 @@ run_file_entry parse_entry(const json& j, std::string_view path,
                                [&](const benchmark& b) { return b.name == bench_name; });
   if (it == catalog.end()) {
     throw usage_error(fmt::format("{}: \"{}\" is not a benchmark; expected one of {}{}", bench_path,
-                                  bench_name, join(names), did_you_mean(bench_name, names)));
+                                  clip(bench_name), join(names), did_you_mean(bench_name, names)));
   }
 
   run_file_entry e;
@@ -290,7 +297,7 @@ run_file_entry parse_entry(const json& j, std::string_view path,
   std::vector<std::string> known;
   for (const auto& s : e.bench->params) known.push_back(s.name);
   for (const auto& [key, v] : params.items()) {
-    const auto p = child(params_path, key);
+    const auto p = child(params_path, clip(key, 40));
     const std::string& name = key; // clang 14 cannot capture a structured binding
     const auto spec = std::find_if(e.bench->params.begin(), e.bench->params.end(),
                                    [&](const param_spec& s) { return s.name == name; });
@@ -302,20 +309,6 @@ run_file_entry parse_entry(const json& j, std::string_view path,
     e.params[key] = param_text(v, *spec, p);
   }
   return e;
-}
-
-std::string line_and_column(const std::string& text, std::size_t byte) {
-  std::size_t line = 1;
-  std::size_t col = 1;
-  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return fmt::format("{}:{}", line, col);
 }
 
 } // namespace
@@ -341,22 +334,11 @@ run_file parse_run_file(const json& j, std::span<const benchmark> catalog) {
 }
 
 run_file load_run_file(const std::string& path, std::span<const benchmark> catalog) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("{}: cannot open the run file", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw usage_error(
-        fmt::format("{}:{}: not valid JSON ({})", path, line_and_column(text, e.byte), e.what()));
-  }
+  const json j = load_untrusted_json(path, "run file");
   try {
     return parse_run_file(j, catalog);
   } catch (const usage_error& e) {
-    throw usage_error(fmt::format("{}: {}", path, e.what()));
+    throw usage_error(fmt::format("{}: {}", clip(path, 200), e.what()));
   }
 }
 

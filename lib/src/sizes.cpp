@@ -1,12 +1,14 @@
 #include "gpubench/sizes.hpp"
 
 #include "gpubench/errors.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -16,7 +18,7 @@ namespace {
 constexpr std::uint64_t max_u64 = std::numeric_limits<std::uint64_t>::max();
 
 [[noreturn]] void bad(std::string_view option, std::string_view text, std::string_view why) {
-  throw usage_error(fmt::format("--{}: '{}' {}", option, text, why));
+  throw usage_error(fmt::format("--{}: '{}' {}", clip(option, 40), clip(text), why));
 }
 
 std::string_view trim(std::string_view s) {
@@ -124,24 +126,52 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_vi
   return out;
 }
 
+double parse_number(std::string_view text, std::string_view option) {
+  std::string_view s = trim(text);
+  const auto* expected = "is not a number (expected decimal digits such as 10, 0.5, -2 or 1e-3)";
+  if (s.empty()) bad(option, text, "is empty (expected a number)");
+  // One leading '+' is allowed, as people write it; from_chars itself takes only '-'.
+  if (s.size() > 1 && s.front() == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars does not say which way: strtod does (inf on overflow, 0 or tiny on underflow).
+    const double rough = std::strtod(std::string(s).c_str(), nullptr);
+    bad(option, text,
+        std::isinf(rough) ? "is out of range (a double holds at most about 1.8e308)"
+                          : "is too small: it would read as 0 (a double holds down to about "
+                            "4.9e-324)");
+  }
+  // Anything left over ("0x10" reads as 0 then "x10") is refused, not ignored.
+  if (ec != std::errc() || ptr != s.data() + s.size()) bad(option, text, expected);
+  // from_chars reads "inf", "nan" and "infinity" too.
+  if (!std::isfinite(v)) bad(option, text, "is not a finite number");
+  return v;
+}
+
+float to_float32(double value, std::string_view option) {
+  const auto shown = fmt::format("{}", value);
+  if (std::fabs(value) > static_cast<double>(std::numeric_limits<float>::max()))
+    bad(option, shown,
+        "is out of range for float32 (at most about 3.4e38), the type it is used as");
+  const auto f = static_cast<float>(value);
+  if (value != 0 && f == 0)
+    bad(option, shown,
+        "is too small for float32, the type it is used as: it would be 0 (the smallest is "
+        "about 1.4e-45)");
+  return f;
+}
+
 std::vector<double> parse_number_list(std::string_view text, std::string_view option) {
   std::vector<double> out;
   if (trim(text).empty()) bad(option, text, "is empty (expected a number or a list)");
   std::size_t pos = 0;
   while (true) {
     const std::size_t comma = text.find(',', pos);
-    const std::string item(trim(
-        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
+    const std::string_view item = trim(
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
     if (item.empty()) bad(option, text, "has an empty list element");
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &used);
-    } catch (const std::exception&) {
-      bad(option, item, "is not a number");
-    }
-    if (used != item.size()) bad(option, item, "is not a number");
-    if (!std::isfinite(v)) bad(option, item, "is not a finite number");
+    const double v = parse_number(item, option);
     if (out.size() >= max_list_values)
       bad(option, text, fmt::format("has more than {} values", max_list_values));
     out.push_back(v);

@@ -122,9 +122,11 @@ verification check_vecadd(dtype type, const void* expected, const void* got, std
       const double g = value_at(type, got, i);
       const double err = std::isnan(g) ? std::numeric_limits<double>::infinity() : std::abs(g - e);
       max_err = std::max(max_err, err);
-      const bool ok = exact ? std::memcmp(static_cast<const std::byte*>(expected) + i * size,
-                                          static_cast<const std::byte*>(got) + i * size, size) == 0
-                            : err <= ulp16(type, e);
+      // Equal NaN bits are not a verified result.
+      const bool ok = std::isfinite(e) && std::isfinite(g) &&
+                      (exact ? std::memcmp(static_cast<const std::byte*>(expected) + i * size,
+                                           static_cast<const std::byte*>(got) + i * size, size) == 0
+                             : err <= ulp16(type, e));
       if (!ok) {
         ++bad;
         first = std::min(first, i);

@@ -225,7 +225,7 @@ class Errors(CompareCase):
         not_json = os.path.join(self.tmp.name, "broken.json")
         with open(not_json, "w", encoding="utf-8") as f:
             f.write("{")
-        cases = [((self.measured, not_json), "broken.json: not valid JSON"),
+        cases = [((self.measured, not_json), "broken.json:1:2: not valid JSON"),
                  ((self.measured, os.path.join(self.tmp.name, "missing.json")),
                   "missing.json: cannot open"),
                  ((self.measured, self.save({"schema": "other/2"}, "other.json")),

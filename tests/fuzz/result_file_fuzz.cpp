@@ -1,22 +1,29 @@
-// libFuzzer target: saved result files, read by `compare` and `report` (report_from_json in
-// lib/src/result.cpp). Any document either loads or throws usage_error; what loads can be
-// merged, rendered in every format, compared with itself and written back as JSON.
+// libFuzzer target: saved result files, read by `compare` and `report` as load_report reads them
+// (parse_untrusted_json, then report_from_json in lib/src/result.cpp). Any document either loads
+// or throws usage_error with a bounded message; what loads can be merged, rendered in every
+// format, compared with itself and written back as JSON. Inputs are structure-aware
+// (expand.hpp): a few bytes reach 100,000 levels of nesting or megabytes.
+#include "expand.hpp"
+
 #include "gpubench/compare.hpp"
 #include "gpubench/errors.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/result.hpp"
+#include "gpubench/untrusted_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto j = nlohmann::json::parse(data, data + size, nullptr, false);
-  if (j.is_discarded()) return 0;
+  const std::string text = gpubench::fuzz::expand(data, size);
   try {
+    const auto j = gpubench::parse_untrusted_json(text, "fuzz.json");
     const auto report = gpubench::report_from_json(j);
     const std::vector<gpubench::run_report> twice{report, report};
     const auto merged = gpubench::merge_reports(twice);
@@ -30,7 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // What was read must read back the same after writing.
     const auto again = gpubench::report_from_json(gpubench::to_json(report));
     if (again.results.size() != report.results.size()) __builtin_trap();
-  } catch (const gpubench::usage_error&) {
+  } catch (const gpubench::usage_error& e) {
+    const std::string_view what = e.what();
+    if (what.size() > 1000 || what.find('\n') != std::string_view::npos) __builtin_trap();
   }
   return 0;
 }

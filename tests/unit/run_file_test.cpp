@@ -332,3 +332,70 @@ TEST_CASE("a planning error names the entry it came from", "[run_file]") {
   CHECK_THROWS_WITH(gpubench::plan_run_file(f, gpubench::common_options{}),
                     Contains("benchmarks[1] (vecadd): --n: 'bad' is not a size"));
 }
+
+TEST_CASE("a run file's seed takes the whole range of --seed, 0 to 2^64-1", "[run_file]") {
+  auto j = minimal();
+  j["options"] = json::parse(R"({"seed": 18446744073709551615})");
+  CHECK(gpubench::parse_run_file(j, catalog()).options.seed == 18446744073709551615ULL);
+  j["options"] = json::parse(R"({"seed": 9223372036854775808})");
+  CHECK(gpubench::parse_run_file(j, catalog()).options.seed == 9223372036854775808ULL);
+  j["options"] = json::parse(R"({"seed": 18446744073709551616})"); // 2^64: read as a double
+  CHECK_THAT(error_of(j), Contains("options.seed") && Contains("0 to 2^64-1"));
+  j["options"] = json::parse(R"({"seed": -1})");
+  CHECK_THAT(error_of(j), Contains("options.seed") && Contains("0 to 2^64-1"));
+}
+
+TEST_CASE("messages quote a bounded piece of a huge or deep value", "[run_file]") {
+  auto j = minimal();
+  json deep = json::array();
+  json* inner = &deep;
+  for (int i = 0; i < 100000; ++i) {
+    inner->push_back(json::array());
+    inner = &inner->back();
+  }
+  j["benchmarks"][0]["params"] = {{"n", json::array({std::move(deep)})}};
+  const auto deep_error = error_of(j);
+  CHECK_THAT(deep_error, Contains("benchmarks[0].params.n[0]"));
+  CHECK(deep_error.size() < 300);
+  j = minimal();
+  j["benchmarks"][0]["benchmark"] = std::string(1000000, 'z');
+  CHECK(error_of(j).size() < 400);
+  j = minimal();
+  j[std::string(100000, 'k')] = std::string(100000, 'v');
+  CHECK(error_of(j).size() < 400);
+}
+
+TEST_CASE("percentages in run files follow the number rules", "[run_file]") {
+  auto j = minimal();
+  j["options"] = {{"max_noise", "0x10%"}};
+  CHECK_THAT(error_of(j), Contains("options.max_noise"));
+  j["options"] = {{"max_noise", "1e400%"}};
+  CHECK_THAT(error_of(j), Contains("options.max_noise"));
+  j["options"] = {{"max_noise", "2.5%"}};
+  CHECK(gpubench::parse_run_file(j, catalog()).options.max_noise == Approx(0.025));
+}
+
+TEST_CASE("load_run_file refuses deep nesting, duplicate keys and text after a NUL", "[run_file]") {
+  const std::string path = "run_file_test_hostile.json";
+  const auto refused = [&](const std::string& content) {
+    {
+      std::ofstream out(path, std::ios::binary);
+      out << content;
+    }
+    try {
+      (void)gpubench::load_run_file(path, catalog());
+    } catch (const usage_error& e) {
+      std::remove(path.c_str());
+      return std::string(e.what());
+    }
+    std::remove(path.c_str());
+    return std::string("(accepted)");
+  };
+  CHECK_THAT(refused(std::string(100000, '[') + std::string(100000, ']')),
+             Contains(path + ":1:65: ") && Contains("more than 64 levels"));
+  CHECK_THAT(refused(R"({"benchmarks": [{"benchmark": "vecadd"}], "benchmarks": []})"),
+             Contains("the key \"benchmarks\" appears twice"));
+  CHECK_THAT(refused(std::string(R"({"benchmarks": [{"benchmark": "vecadd"}]})") +
+                     std::string(1, '\0') + "garbage"),
+             Contains(path + ":1:42: a NUL byte"));
+}

@@ -78,3 +78,50 @@ TEST_CASE("word lists accept all and both, keep order and drop duplicates", "[si
                     Catch::Contains("--kernel: 'fast' is not one of seed, vectorized (or all)"));
   CHECK_THROWS_AS(parse_word_list("both", "mode", {"a", "b", "c"}), usage_error);
 }
+
+TEST_CASE("numbers: one set of rules for options and run files", "[sizes][numbers]") {
+  CHECK(parse_number("10", "lr") == 10);
+  CHECK(parse_number(" -2.5e3 ", "lr") == -2500);
+  CHECK(parse_number("+0.5", "lr") == 0.5);
+  CHECK(parse_number(".5", "lr") == 0.5);
+  // Subnormal doubles are numbers (std::stod throws on them).
+  CHECK(parse_number("1e-320", "lr") > 0);
+  CHECK(parse_number("1e-320", "lr") < 1e-319);
+  CHECK_THROWS_WITH(parse_number("0x10", "degrees"),
+                    Catch::Contains("--degrees: '0x10' is not a number"));
+  CHECK_THROWS_WITH(parse_number("1.5abc", "degrees"), Catch::Contains("is not a number"));
+  CHECK_THROWS_WITH(parse_number("1 2", "degrees"), Catch::Contains("is not a number"));
+  CHECK_THROWS_WITH(parse_number("++1", "degrees"), Catch::Contains("is not a number"));
+  CHECK_THROWS_WITH(parse_number("-inf", "degrees"), Catch::Contains("not a finite number"));
+  CHECK_THROWS_WITH(parse_number("1e400", "timeout"), Catch::Contains("is out of range"));
+  CHECK_THROWS_WITH(parse_number("-1e400", "timeout"), Catch::Contains("is out of range"));
+  CHECK_THROWS_WITH(parse_number("1e-400", "timeout"), Catch::Contains("is too small"));
+  CHECK_THROWS_WITH(parse_number("", "timeout"), Catch::Contains("is empty"));
+  CHECK(parse_number_list("1e-320,2", "lr").size() == 2);
+  CHECK_THROWS_WITH(parse_number_list("1,0x10", "mean"), Catch::Contains("'0x10'"));
+}
+
+TEST_CASE("float32 values must not overflow or round to zero", "[sizes][numbers]") {
+  CHECK(to_float32(0.5, "sigma") == 0.5F);
+  CHECK(to_float32(0, "degrees") == 0.0F);
+  CHECK(to_float32(1e-40, "sigma") > 0); // a float32 subnormal is still not 0
+  CHECK_THROWS_WITH(to_float32(1e-50, "sigma"),
+                    Catch::Contains("--sigma: '1e-50' is too small for float32"));
+  CHECK_THROWS_WITH(to_float32(-1e39, "mean"), Catch::Contains("out of range for float32"));
+}
+
+TEST_CASE("messages quote at most about 80 characters of the text", "[sizes][numbers]") {
+  const std::string huge(100000, '7');
+  try {
+    (void)parse_size_list(huge + ",x", "n");
+    FAIL("a bad list must be refused");
+  } catch (const usage_error& e) {
+    CHECK(std::string(e.what()).size() < 200);
+  }
+  try {
+    (void)parse_number(std::string(5000, '1') + "x", "lr");
+    FAIL("trailing text must be refused");
+  } catch (const usage_error& e) {
+    CHECK(std::string(e.what()).size() < 200);
+  }
+}

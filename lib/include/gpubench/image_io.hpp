@@ -20,6 +20,13 @@ struct image_u8 {
 inline constexpr std::uintmax_t max_image_file_bytes = std::uintmax_t{256} << 20U;
 inline constexpr int max_image_side = 16384;
 inline constexpr std::uint64_t max_image_pixels = std::uint64_t{1} << 28U;
+/// Decode budget of one --input image, checked on the dimensions its header claims before any
+/// pixel is decoded: a few hundred KB of PNG can claim 16384x16384 (1.7 GB and seconds to
+/// decode). 2^26 pixels (8192x8192, 64 Mpixel) is above any camera's; decoding it takes under a
+/// second and 256 MB at most.
+inline constexpr std::uint64_t max_decode_pixels = std::uint64_t{1} << 26U;
+/// Wall-time budget for decoding all --input images of a run, checked after each image.
+inline constexpr double max_decode_seconds = 60.0;
 
 /// The regular, non-hidden files of `dir` in name order; throws usage_error naming `option` when
 /// it is not a readable directory or holds no such file.
@@ -28,7 +35,8 @@ std::vector<std::string> list_image_files(const std::string& dir, std::string_vi
 /// Checks that `path` is a PNG or JPEG within the limits; throws usage_error naming `option`.
 void probe_image(const std::string& path, std::string_view option);
 
-/// Decodes `path` with `channels` channels (stb converts: gray <-> RGB, alpha added or dropped).
+/// Decodes `path` with `channels` channels (stb converts: gray <-> RGB, alpha added or dropped),
+/// after checking the header's claimed size against max_decode_pixels.
 image_u8 read_image(const std::string& path, int channels, std::string_view option);
 
 /// Resamples to width x height with a triangle filter whose support widens with the scale when

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpubench {
@@ -43,5 +44,14 @@ struct common_option_set {
 
 /// Throws usage_error naming the option if a measurement option is out of range.
 void validate(const measure_options& m);
+
+/// Checks an integer option's text (decimal digits, an optional sign; no hexadecimal, octal or
+/// exponent) and rewrites it in plain decimal. Returns what is wrong, or "" when it is fine.
+std::string normalize_integer_text(std::string& text, bool allow_negative,
+                                   std::string_view what = "a decimal integer");
+
+/// Checks a number option's text by parse_number's rules (the run files' rules) and rewrites it as
+/// the shortest decimal of the same double. Returns what is wrong, or "" when it is fine.
+std::string normalize_number_text(std::string& text);
 
 } // namespace gpubench

@@ -17,7 +17,17 @@ std::uint64_t parse_size(std::string_view text, std::string_view option = "size"
 /// Parses a list of sizes and ranges. Never returns an empty list.
 std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_view option = "size");
 
-/// Parses a comma-separated list of finite numbers (no ranges). Throws usage_error.
+/// Parses one finite number: decimal digits with an optional sign, fraction and exponent, the
+/// same rules for every option and every run-file value that becomes one (docs/errors.md). Refuses
+/// hexadecimal, inf/nan, trailing text, and values that overflow or underflow to 0 as a double
+/// (subnormals such as 1e-320 are kept). Throws usage_error naming `option`.
+double parse_number(std::string_view text, std::string_view option);
+
+/// `value` as the float32 it is used as; refuses values beyond float32's range and nonzero values
+/// that would round to 0 (--sigma 1e-50). Throws usage_error naming `option`.
+float to_float32(double value, std::string_view option);
+
+/// Parses a comma-separated list of finite numbers (no ranges), each by parse_number.
 std::vector<double> parse_number_list(std::string_view text, std::string_view option);
 
 /// Parses a comma-separated list of words, each one of `allowed`; "all" (and "both" when two are
