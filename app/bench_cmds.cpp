@@ -42,7 +42,7 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       for (const auto& [name, opt] : cmd.options)
         if (opt->count() > 0) values[name] = cmd.text[name];
       const auto points = plan_points(*cmd.bench, values, cmd.opts);
-      if (!cmd.opts.cpu_only && cmd.bench->needs_gpu)
+      if (!cmd.opts.cpu_only)
         for (const int d : cmd.opts.devices) cuda::require_device(d);
       run_context ctx(cmd.opts);
       const auto report = execute(points, ctx, state.argv);

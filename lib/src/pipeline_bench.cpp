@@ -412,7 +412,6 @@ benchmark make_pipeline_benchmark() {
       {"dec-width", "encoder-decoder: width of the decoder's hidden layers", "1024", false},
       {"dec-layers", "encoder-decoder: decoder hidden layers (trained)", "1", false},
   };
-  b.needs_gpu = true;
   b.supports_cpu_only = false;
   b.plan = plan_pipeline;
   b.run_point = run_pipeline_point;

@@ -30,7 +30,6 @@ struct benchmark {
   std::string summary;  ///< one line
   std::string examples; ///< shown at the end of --help
   std::vector<param_spec> params;
-  bool needs_gpu = true; ///< false when --cpu-only is meaningful
   bool supports_cpu_only = true;
 
   /// Validates the values (usage_error naming the option) and expands every combination of the
