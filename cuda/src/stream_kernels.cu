@@ -79,8 +79,8 @@ __global__ void stream_elementwise(const T* __restrict__ x, const T* __restrict_
     ov[i + stride] = apply_vec<T>(op, x1, y1);
   }
   if (i < nvec) ov[i] = apply_vec<T>(op, xv[i], Op::inputs == 2 ? yv[i] : none);
-  const std::size_t tail = nvec * per_vec + static_cast<std::size_t>(blockIdx.x) * blockDim.x +
-                           threadIdx.x;
+  const std::size_t tail =
+      nvec * per_vec + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (tail < n) out[tail] = op(x[tail], Op::inputs == 2 ? y[tail] : T{});
 }
 
@@ -112,8 +112,7 @@ __device__ __forceinline__ double dot_vec(uint4 x, uint4 y) {
   memcpy(ys, &y, 16);
   double s = 0;
 #pragma unroll
-  for (int e = 0; e < per_vec; ++e)
-    s += static_cast<double>(xs[e]) * static_cast<double>(ys[e]);
+  for (int e = 0; e < per_vec; ++e) s += static_cast<double>(xs[e]) * static_cast<double>(ys[e]);
   return s;
 }
 
@@ -141,8 +140,8 @@ __global__ void stream_dot(const T* __restrict__ a, const T* __restrict__ b, std
     sum += dot_vec<T>(a0, b0) + dot_vec<T>(a1, b1);
   }
   if (i < nvec) sum += dot_vec<T>(av[i], bv[i]);
-  const std::size_t tail = nvec * per_vec + static_cast<std::size_t>(blockIdx.x) * blockDim.x +
-                           threadIdx.x;
+  const std::size_t tail =
+      nvec * per_vec + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (tail < n) sum += static_cast<double>(a[tail]) * static_cast<double>(b[tail]);
 
   sum = block_sum(sum);
@@ -247,7 +246,8 @@ int stream_default_grid(int device, stream_op op, dtype type, int block) {
   expect_supported(type);
   int sms = 0;
   GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int per_sm = type == dtype::f32 ? occupancy<float>(op, block) : occupancy<double>(op, block);
+  const int per_sm =
+      type == dtype::f32 ? occupancy<float>(op, block) : occupancy<double>(op, block);
   return std::max(1, sms * std::max(1, per_sm));
 }
 

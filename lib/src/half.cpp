@@ -102,7 +102,7 @@ __attribute__((target("f16c"))) std::uint16_t float_to_half_f16c(float f) noexce
 }
 
 __attribute__((target("avx,f16c"))) void half_to_float_f16c(const std::uint16_t* in, float* out,
-                                                             std::size_t n) noexcept {
+                                                            std::size_t n) noexcept {
   const __m128i exponent = _mm_set1_epi16(0x7C00);
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -117,7 +117,7 @@ __attribute__((target("avx,f16c"))) void half_to_float_f16c(const std::uint16_t*
 }
 
 __attribute__((target("avx,f16c"))) void float_to_half_f16c(const float* in, std::uint16_t* out,
-                                                             std::size_t n) noexcept {
+                                                            std::size_t n) noexcept {
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m256 f = _mm256_loadu_ps(in + i);

@@ -129,8 +129,8 @@ image_u8 resize_image(const image_u8& in, int width, int height) {
   // Triangle filter in linear space with clamped edges; no channel is treated as alpha, so every
   // channel is filtered alike.
   if (stbir_resize_uint8_generic(in.pixels.data(), in.width, in.height, in.width * in.channels,
-                                 out.pixels.data(), width, height, width * in.channels,
-                                 in.channels, STBIR_ALPHA_CHANNEL_NONE, 0, STBIR_EDGE_CLAMP,
+                                 out.pixels.data(), width, height, width * in.channels, in.channels,
+                                 STBIR_ALPHA_CHANNEL_NONE, 0, STBIR_EDGE_CLAMP,
                                  STBIR_FILTER_TRIANGLE, STBIR_COLORSPACE_LINEAR, nullptr) == 0)
     throw std::bad_alloc(); // stb fails only when it cannot allocate its work buffers
   return out;

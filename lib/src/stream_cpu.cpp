@@ -59,14 +59,14 @@ void expect_supported(dtype type) {
 
 } // namespace
 
-dot_sums stream_reference(cuda::stream_op op, dtype type, void* a, void* b, void* c,
-                          std::size_t n, thread_pool& pool) {
+dot_sums stream_reference(cuda::stream_op op, dtype type, void* a, void* b, void* c, std::size_t n,
+                          thread_pool& pool) {
   expect_supported(type);
   if (type == dtype::f32)
-    return run_typed(op, static_cast<float*>(a), static_cast<float*>(b), static_cast<float*>(c),
-                     n, pool);
-  return run_typed(op, static_cast<double*>(a), static_cast<double*>(b), static_cast<double*>(c),
-                   n, pool);
+    return run_typed(op, static_cast<float*>(a), static_cast<float*>(b), static_cast<float*>(c), n,
+                     pool);
+  return run_typed(op, static_cast<double*>(a), static_cast<double*>(b), static_cast<double*>(c), n,
+                   pool);
 }
 
 verification check_stream_array(dtype type, const void* expected, const void* got, std::size_t n,
@@ -120,8 +120,8 @@ verification check_stream_dot(std::size_t n, const dot_sums& expected, double go
   v.tolerance = stream_dot_tolerance(n, expected.abs_sum);
   v.method = "abs <= 2.02 n 2^-53 sum|a_i b_i|";
   v.checked = 1;
-  const double err = std::isnan(got) ? std::numeric_limits<double>::infinity()
-                                     : std::abs(got - expected.sum);
+  const double err =
+      std::isnan(got) ? std::numeric_limits<double>::infinity() : std::abs(got - expected.sum);
   v.max_abs_error = err;
   v.mismatches = err <= v.tolerance ? 0 : 1;
   v.passed = v.mismatches == 0;

@@ -77,8 +77,7 @@ TEST_CASE("every stream kernel matches the CPU reference at boundary sizes", "[s
   run_sequence(type, n, 256, grid, pool);
 }
 
-TEST_CASE("stream kernels on a device-sized grid match the CPU reference at 2^24 + 3",
-          "[stream]") {
+TEST_CASE("stream kernels on a device-sized grid match the CPU reference at 2^24 + 3", "[stream]") {
   thread_pool pool;
   const auto type = GENERATE(dtype::f32, dtype::f64);
   const auto block = GENERATE(128, 1024);
@@ -123,8 +122,8 @@ TEST_CASE("every stream kernel runs and verifies through the driver", "[stream][
   CHECK(r.verify.performed);
   CHECK(r.verify.passed);
   CHECK(r.verify.checked == 4 * n + 1);
-  for (const char* name : {"copy", "mul", "add", "triad", "dot", "cpu_copy", "cpu_mul",
-                           "cpu_add", "cpu_triad", "cpu_dot"}) {
+  for (const char* name : {"copy", "mul", "add", "triad", "dot", "cpu_copy", "cpu_mul", "cpu_add",
+                           "cpu_triad", "cpu_dot"}) {
     const auto* m = r.find(name);
     REQUIRE(m != nullptr);
     CHECK(m->stats.count >= 2);

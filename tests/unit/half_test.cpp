@@ -64,9 +64,11 @@ TEST_CASE("f16 narrowing gives the portable conversion's bits for random and edg
   std::vector<float> floats;
   // Random bit patterns cover every exponent (NaNs and infinities included); values near the
   // half range cover rounding, ties, subnormal results and overflow.
-  for (int i = 0; i < 4'000'000; ++i) floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+  for (int i = 0; i < 4'000'000; ++i)
+    floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
   std::uniform_real_distribution<float> near(-70000.0F, 70000.0F);
-  for (int i = 0; i < 2'000'000; ++i) floats.push_back(near(rng) * std::ldexp(1.0F, -static_cast<int>(rng() % 40)));
+  for (int i = 0; i < 2'000'000; ++i)
+    floats.push_back(near(rng) * std::ldexp(1.0F, -static_cast<int>(rng() % 40)));
   // Every float whose nearest halves are a tie apart, around 1 and in the subnormal range.
   for (std::uint32_t h = 0; h < 0x7C00; ++h) {
     const float lo = detail::half_to_float_portable(static_cast<std::uint16_t>(h));

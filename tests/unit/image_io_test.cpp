@@ -34,8 +34,8 @@ TEST_CASE("resizing keeps the shape asked for and a constant image constant", "[
       CHECK(out.width == w);
       CHECK(out.height == h);
       CHECK(out.channels == c);
-      REQUIRE(out.pixels.size() ==
-              static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c));
+      REQUIRE(out.pixels.size() == static_cast<std::size_t>(w) * static_cast<std::size_t>(h) *
+                                       static_cast<std::size_t>(c));
       for (const auto p : out.pixels) REQUIRE(p == 77);
     }
   }
@@ -63,7 +63,8 @@ TEST_CASE("shrinking averages fine detail away (antialiasing)", "[image]") {
 
 TEST_CASE("enlarging a linear ramp stays a monotone ramp between its ends", "[image]") {
   auto in = filled(16, 1, 1, 0);
-  for (int x = 0; x < 16; ++x) in.pixels[static_cast<std::size_t>(x)] = static_cast<std::uint8_t>(x * 16);
+  for (int x = 0; x < 16; ++x)
+    in.pixels[static_cast<std::size_t>(x)] = static_cast<std::uint8_t>(x * 16);
   const auto out = resize_image(in, 64, 1);
   for (int x = 1; x < 64; ++x) REQUIRE(at(out, x, 0, 0) >= at(out, x - 1, 0, 0));
   CHECK(at(out, 0, 0, 0) <= 8);

@@ -44,7 +44,8 @@ void check_every_kernel(dtype type) {
     for (std::size_t i = 0; i < n; ++i) REQUIRE(x.b[i] == static_cast<T>(s * before.c[i]));
     before = x;
     stream_reference(stream_op::add, type, x.a.data(), x.b.data(), x.c.data(), n, pool);
-    for (std::size_t i = 0; i < n; ++i) REQUIRE(x.c[i] == static_cast<T>(before.a[i] + before.b[i]));
+    for (std::size_t i = 0; i < n; ++i)
+      REQUIRE(x.c[i] == static_cast<T>(before.a[i] + before.b[i]));
     before = x;
     stream_reference(stream_op::triad, type, x.a.data(), x.b.data(), x.c.data(), n, pool);
     for (std::size_t i = 0; i < n; ++i) {
@@ -52,8 +53,8 @@ void check_every_kernel(dtype type) {
       REQUIRE(x.a[i] == static_cast<T>(before.b[i] + product));
     }
     before = x;
-    const auto d = stream_reference(stream_op::dot, type, x.a.data(), x.b.data(), x.c.data(), n,
-                                    pool);
+    const auto d =
+        stream_reference(stream_op::dot, type, x.a.data(), x.b.data(), x.c.data(), n, pool);
     CHECK(x.a == before.a); // dot changes nothing
     CHECK(x.b == before.b);
     CHECK(x.c == before.c);
@@ -66,8 +67,7 @@ void check_every_kernel(dtype type) {
     }
     CHECK(std::abs(d.abs_sum - static_cast<double>(abs_sum)) <=
           1e-12 * static_cast<double>(abs_sum));
-    CHECK(std::abs(d.sum - static_cast<double>(exact)) <=
-          stream_dot_tolerance(n, d.abs_sum) / 2);
+    CHECK(std::abs(d.sum - static_cast<double>(exact)) <= stream_dot_tolerance(n, d.abs_sum) / 2);
   }
 }
 
@@ -85,19 +85,19 @@ TEST_CASE("the stream reference's dot does not depend on the thread count beyond
   thread_pool one(1), five(5);
   const std::size_t n = 1'000'003;
   arrays<float> x(n, seed, dtype::f32, one);
-  const auto d1 = stream_reference(stream_op::dot, dtype::f32, x.a.data(), x.b.data(), x.c.data(),
-                                   n, one);
-  const auto d5 = stream_reference(stream_op::dot, dtype::f32, x.a.data(), x.b.data(), x.c.data(),
-                                   n, five);
+  const auto d1 =
+      stream_reference(stream_op::dot, dtype::f32, x.a.data(), x.b.data(), x.c.data(), n, one);
+  const auto d5 =
+      stream_reference(stream_op::dot, dtype::f32, x.a.data(), x.b.data(), x.c.data(), n, five);
   CHECK(check_stream_dot(n, d1, d5.sum).passed);
 }
 
 TEST_CASE("the stream reference refuses the 16-bit types", "[stream]") {
   thread_pool pool(1);
   std::vector<std::uint16_t> x(4);
-  CHECK_THROWS_AS(stream_reference(stream_op::copy, dtype::f16, x.data(), x.data(), x.data(), 4,
-                                   pool),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(
+      stream_reference(stream_op::copy, dtype::f16, x.data(), x.data(), x.data(), 4, pool),
+      std::invalid_argument);
 }
 
 TEST_CASE("the stream array check finds every differing element", "[stream]") {
@@ -122,7 +122,7 @@ TEST_CASE("the dot check accepts a sum within the tolerance and rejects one beyo
   const dot_sums expected{100.0, 1e6};
   const std::size_t n = std::size_t{1} << 28U;
   const double tol = stream_dot_tolerance(n, expected.abs_sum);
-  CHECK(tol == Catch::Approx(2.02 * 0x1p28 * 0x1p-53 * 1e6));
+  CHECK(tol == Approx(2.02 * 0x1p28 * 0x1p-53 * 1e6));
   CHECK(check_stream_dot(n, expected, 100.0 + 0.9 * tol).passed);
   CHECK(check_stream_dot(n, expected, 100.0 - 0.9 * tol).passed);
   const auto far = check_stream_dot(n, expected, 100.0 + 1.1 * tol);

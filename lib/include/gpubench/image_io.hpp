@@ -1,7 +1,7 @@
 #pragma once
 // PNG and JPEG in, PNG out and resizing for `augment --input` and `--save-samples`, through
-// Debian's stb headers (libstb-dev). Reading is bounded: the file size and the image dimensions are checked
-// before anything is decoded.
+// Debian's stb headers (libstb-dev). Reading is bounded: the file size and the image dimensions are
+// checked before anything is decoded.
 #include <cstdint>
 #include <string>
 #include <string_view>

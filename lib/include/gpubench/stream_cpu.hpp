@@ -20,8 +20,8 @@ struct dot_sums {
 /// Runs `op` in place on the n-element arrays a, b, c of `type` (f32 or f64): copy c = a,
 /// mul b = s c, add c = a + b, triad a = b + s c, with s = stream_scalar rounded to the type.
 /// Dot changes nothing and returns its sums; the other kernels return zeros.
-dot_sums stream_reference(cuda::stream_op op, dtype type, void* a, void* b, void* c,
-                          std::size_t n, thread_pool& pool);
+dot_sums stream_reference(cuda::stream_op op, dtype type, void* a, void* b, void* c, std::size_t n,
+                          thread_pool& pool);
 
 /// Every element of `got` must equal `expected` bit for bit: both sides round each product and
 /// sum once, in the same order.

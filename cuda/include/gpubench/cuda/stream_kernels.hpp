@@ -15,9 +15,8 @@ namespace gpubench::cuda {
 /// copy c = a; mul b = s c; add c = a + b; triad a = b + s c; dot sum of a[i] b[i].
 enum class stream_op { copy, mul, add, triad, dot };
 
-inline constexpr std::array<stream_op, 5> all_stream_ops{stream_op::copy, stream_op::mul,
-                                                          stream_op::add, stream_op::triad,
-                                                          stream_op::dot};
+inline constexpr std::array<stream_op, 5> all_stream_ops{
+    stream_op::copy, stream_op::mul, stream_op::add, stream_op::triad, stream_op::dot};
 
 constexpr std::string_view stream_op_name(stream_op op) noexcept {
   switch (op) {
