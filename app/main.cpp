@@ -9,9 +9,8 @@
 
 namespace {
 extern "C" void on_sigint(int /*signal*/) { gpubench::request_interrupt(); }
-} // namespace
 
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   using namespace gpubench;
   app::cli_state state{std::vector<std::string>(argv, argv + argc), 0};
   CLI::App cli{"gpubench: GPU vs CPU benchmarks, measured, verified and reported", "gpubench"};
@@ -43,5 +42,15 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "Error: %s\n", e.what());
     return exit_code::usage;
+  }
+}
+} // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (...) { // only what run_main's own handlers cannot catch: its set-up, or a handler
+    std::fputs("Error: gpubench could not start (out of memory?)\n", stderr);
+    return gpubench::exit_code::usage;
   }
 }
