@@ -378,7 +378,7 @@ comparison compare_reports(const run_report& base, const run_report& candidate,
       row.device = bdev;
       if (opts.allow_device_mismatch) {
         const auto ndev = device_name(candidate, n.device);
-        if (ndev != bdev) row.device = bdev + " / " + ndev;
+        if (ndev != bdev) row.device = fmt::format("{} / {}", bdev, ndev);
       }
       row.params = b.params;
       row.measurement = bm.name;

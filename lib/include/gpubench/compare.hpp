@@ -62,6 +62,7 @@ struct measurement_verdict {
 measurement_verdict judge(std::span<const double> base, std::span<const double> candidate,
                           const compare_options& opts);
 
+// NOLINTNEXTLINE(bugprone-exception-escape): flags the implicit members through nlohmann::json
 struct comparison_row {
   std::string benchmark;
   std::string device; ///< GPU name, or "cpu" for results without a device
