@@ -143,6 +143,8 @@ verification compare_bitwise(std::span<const float> reference, std::span<const f
     return v;
   }
   for (std::size_t i = 0; i < reference.size(); ++i) {
+    // Bit for bit on purpose (NaN and -0 included).
+    // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
     if (std::memcmp(&reference[i], &got[i], sizeof(float)) == 0) continue;
     if (v.mismatches == 0) {
       v.details["first_mismatch"] = i;
