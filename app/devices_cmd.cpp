@@ -56,6 +56,7 @@ void add_devices_command(CLI::App& app, cli_state& state) {
                                        .cpu_only = false,
                                        .logging = false});
   cmd.device_spec = "all";
+  sub->get_option("--device")->default_str("all"); // the default used here, not the shared "0"
   sub->add_flag(
       "--measure", cmd.measure,
       "also measure D2D copy and pinned H2D/D2H bandwidth (the denominators of % of peak)");

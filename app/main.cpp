@@ -40,9 +40,8 @@ void install_signal_handlers() {
   // before --output is written.
   std::signal(SIGPIPE, SIG_IGN);
 }
-} // namespace
 
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   using namespace gpubench;
   app::cli_state state{std::vector<std::string>(argv, argv + argc), 0};
   CLI::App cli{"gpubench: GPU vs CPU benchmarks, measured, verified and reported", "gpubench"};
@@ -77,5 +76,15 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "Error: %s\n", e.what());
     return exit_code::usage;
+  }
+}
+} // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (...) { // only what run_main's own handlers cannot catch: its set-up, or a handler
+    std::fputs("Error: gpubench could not start (out of memory?)\n", stderr);
+    return gpubench::exit_code::usage;
   }
 }

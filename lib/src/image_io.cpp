@@ -1,5 +1,5 @@
 // stb is compiled here, and only here, from Debian's headers: PNG and JPEG decoders from memory,
-// the PNG encoder to memory. Symbols stay internal to this file.
+// the PNG encoder to memory, the resampler. Symbols stay internal to this file.
 #include "gpubench/image_io.hpp"
 
 #include "gpubench/errors.hpp"
@@ -20,9 +20,12 @@
 #define STBI_WRITE_NO_STDIO
 #include <stb/stb_image_write.h>
 
+#define STB_IMAGE_RESIZE_STATIC
+#define STB_IMAGE_RESIZE_IMPLEMENTATION
+#include <stb/stb_image_resize.h>
+
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <new>
@@ -122,84 +125,18 @@ image_u8 read_image(const std::string& path, int channels, std::string_view opti
   return img;
 }
 
-namespace {
-
-/// Taps and weights of one output index along one axis.
-struct filter_taps {
-  int first = 0;
-  std::vector<float> weights;
-};
-
-std::vector<filter_taps> triangle_filter(int in, int out) {
-  const double scale = static_cast<double>(in) / out;
-  const double support = std::max(1.0, scale);
-  std::vector<filter_taps> taps(static_cast<std::size_t>(out));
-  for (int i = 0; i < out; ++i) {
-    const double centre = (i + 0.5) * scale;
-    const int lo = std::max(0, static_cast<int>(std::floor(centre - support)));
-    const int hi = std::min(in - 1, static_cast<int>(std::ceil(centre + support)));
-    auto& t = taps[static_cast<std::size_t>(i)];
-    t.first = lo;
-    double sum = 0;
-    std::vector<double> w;
-    for (int j = lo; j <= hi; ++j) {
-      const double x = std::fabs((j + 0.5 - centre) / support);
-      w.push_back(std::max(0.0, 1.0 - x));
-      sum += w.back();
-    }
-    for (const double v : w) t.weights.push_back(static_cast<float>(sum > 0 ? v / sum : 0.0));
-  }
-  return taps;
-}
-
-} // namespace
-
 image_u8 resize_image(const image_u8& in, int width, int height) {
   if (in.width == width && in.height == height) return in;
-  const int ch = in.channels;
-  const auto xt = triangle_filter(in.width, width);
-  const auto yt = triangle_filter(in.height, height);
-  // Rows first into floats, then columns, rounded once.
-  std::vector<float> rows(static_cast<std::size_t>(in.height) * static_cast<std::size_t>(width) *
-                          static_cast<std::size_t>(ch));
-  for (int y = 0; y < in.height; ++y)
-    for (int x = 0; x < width; ++x) {
-      const auto& t = xt[static_cast<std::size_t>(x)];
-      for (int c = 0; c < ch; ++c) {
-        float acc = 0;
-        for (std::size_t k = 0; k < t.weights.size(); ++k)
-          acc += t.weights[k] *
-                 in.pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(in.width) +
-                            static_cast<std::size_t>(t.first) + k) *
-                               static_cast<std::size_t>(ch) +
-                           static_cast<std::size_t>(c)];
-        rows[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
-              static_cast<std::size_t>(x)) *
-                 static_cast<std::size_t>(ch) +
-             static_cast<std::size_t>(c)] = acc;
-      }
-    }
-  image_u8 out{width, height, ch, {}};
+  image_u8 out{width, height, in.channels, {}};
   out.pixels.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) *
-                    static_cast<std::size_t>(ch));
-  for (int y = 0; y < height; ++y) {
-    const auto& t = yt[static_cast<std::size_t>(y)];
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < ch; ++c) {
-        float acc = 0;
-        for (std::size_t k = 0; k < t.weights.size(); ++k)
-          acc += t.weights[k] *
-                 rows[((static_cast<std::size_t>(t.first) + k) * static_cast<std::size_t>(width) +
-                       static_cast<std::size_t>(x)) *
-                          static_cast<std::size_t>(ch) +
-                      static_cast<std::size_t>(c)];
-        out.pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
-                    static_cast<std::size_t>(x)) *
-                       static_cast<std::size_t>(ch) +
-                   static_cast<std::size_t>(c)] =
-            static_cast<std::uint8_t>(std::clamp(std::lround(acc), 0L, 255L));
-      }
-  }
+                    static_cast<std::size_t>(in.channels));
+  // Triangle filter in linear space with clamped edges; no channel is treated as alpha, so every
+  // channel is filtered alike.
+  if (stbir_resize_uint8_generic(in.pixels.data(), in.width, in.height, in.width * in.channels,
+                                 out.pixels.data(), width, height, width * in.channels, in.channels,
+                                 STBIR_ALPHA_CHANNEL_NONE, 0, STBIR_EDGE_CLAMP,
+                                 STBIR_FILTER_TRIANGLE, STBIR_COLORSPACE_LINEAR, nullptr) == 0)
+    throw std::bad_alloc(); // stb fails only when it cannot allocate its work buffers
   return out;
 }
 

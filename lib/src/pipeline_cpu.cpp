@@ -144,6 +144,7 @@ verification compare_bitwise(std::span<const float> reference, std::span<const f
   }
   for (std::size_t i = 0; i < reference.size(); ++i) {
     // Equal bits count only for finite values: matching NaNs are not a verified result.
+    // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
     if (std::isfinite(reference[i]) && std::memcmp(&reference[i], &got[i], sizeof(float)) == 0)
       continue;
     if (v.mismatches == 0) {

@@ -2,6 +2,7 @@
 #include "gpubench/augment_bench.hpp"
 #include "gpubench/benchmark.hpp"
 #include "gpubench/pipeline_bench.hpp"
+#include "gpubench/stream_bench.hpp"
 #include "gpubench/vecadd_bench.hpp"
 
 namespace gpubench {
@@ -12,6 +13,7 @@ const std::vector<benchmark>& all_benchmarks() {
     v.push_back(make_vecadd_benchmark());
     v.push_back(make_augment_benchmark());
     v.push_back(make_pipeline_benchmark());
+    v.push_back(make_stream_benchmark());
     return v;
   }();
   return list;

@@ -88,7 +88,6 @@ static json measurement_fields(const measurement& m) {
               {"item_unit", m.work.item_unit},
               {"rates", m.rates}};
 }
-} // namespace
 
 json to_json(const measurement& m) {
   json j = measurement_fields(m);

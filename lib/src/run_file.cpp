@@ -130,7 +130,7 @@ std::string device_of(const json& v, std::string_view path) {
   const auto* expected = "a device number, a list of them, or \"all\"";
   if (v.is_number_integer()) return std::to_string(integer_of(v, path, 0, 1023));
   if (v.is_string()) {
-    const auto s = v.get<std::string>();
+    auto s = v.get<std::string>();
     if (s.empty()) fail(path, v, expected);
     return s; // "all" or "0,1": resolved like --device
   }

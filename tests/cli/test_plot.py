@@ -9,10 +9,10 @@ import unittest
 SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
                             os.path.join(os.path.dirname(__file__), "..", ".."))
 PLOT = os.path.join(SOURCE_DIR, "scripts", "plot.py")
-DATA = os.path.join(SOURCE_DIR, "tests", "data")
-# Real results measured on an NVIDIA H200 (copies of docs/results/h200-2026-11-29/ files).
-H200_FILES = sorted(os.path.join(DATA, f) for f in os.listdir(DATA)
-                    if f.endswith(".json") and f.startswith("h200-"))
+# Real results measured on an NVIDIA H200, read where docs/results keeps them.
+H200_DIR = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-11-29")
+H200_FILES = [os.path.join(H200_DIR, f)
+              for f in ("augment.json", "pipeline-sweep.json", "vecadd-2p28.json")]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FIGURES = ["vecadd-bandwidth", "vecadd-transfers", "augment-throughput", "pipeline-steps"]
 

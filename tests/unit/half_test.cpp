@@ -4,6 +4,9 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
 
 using namespace gpubench;
 
@@ -35,4 +38,77 @@ TEST_CASE("bf16 rounds to nearest even", "[half]") {
   CHECK(float_to_bf16(std::bit_cast<float>(0x3F818000U)) == 0x3F82); // tie, odd rounds up
   CHECK(float_to_bf16(std::bit_cast<float>(0x3F808001U)) == 0x3F81);
   CHECK(float_to_bf16(NAN) == 0x7FFF);
+}
+
+// The F16C conversions (used when the CPU has F16C) against the portable bit arithmetic that was
+// the only implementation before: same bits for every half and for floats of every kind.
+TEST_CASE("f16 widening gives the portable conversion's bits for all 65536 halves", "[half]") {
+  INFO("F16C used: " << detail::f16c_available());
+  std::vector<std::uint16_t> all(0x10000);
+  for (std::uint32_t h = 0; h < 0x10000; ++h) all[h] = static_cast<std::uint16_t>(h);
+  std::vector<float> bulk(all.size());
+  half_to_float(all.data(), bulk.data(), all.size());
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    INFO("half 0x" << std::hex << h);
+    const auto expected = std::bit_cast<std::uint32_t>(detail::half_to_float_portable(all[h]));
+    REQUIRE(std::bit_cast<std::uint32_t>(half_to_float(all[h])) == expected);
+    REQUIRE(std::bit_cast<std::uint32_t>(bulk[h]) == expected);
+  }
+}
+
+TEST_CASE("f16 narrowing gives the portable conversion's bits for random and edge floats",
+          "[half]") {
+  const auto seed = std::random_device{}();
+  INFO("seed " << seed << ", F16C used: " << detail::f16c_available());
+  std::mt19937_64 rng(seed);
+  std::vector<float> floats;
+  // Random bit patterns cover every exponent (NaNs and infinities included); values near the
+  // half range cover rounding, ties, subnormal results and overflow.
+  for (int i = 0; i < 4'000'000; ++i)
+    floats.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+  std::uniform_real_distribution<float> near(-70000.0F, 70000.0F);
+  for (int i = 0; i < 2'000'000; ++i)
+    floats.push_back(near(rng) * std::ldexp(1.0F, -static_cast<int>(rng() % 40)));
+  // Every float whose nearest halves are a tie apart, around 1 and in the subnormal range.
+  for (std::uint32_t h = 0; h < 0x7C00; ++h) {
+    const float lo = detail::half_to_float_portable(static_cast<std::uint16_t>(h));
+    const float hi = detail::half_to_float_portable(static_cast<std::uint16_t>(h + 1));
+    floats.push_back(lo + (hi - lo) / 2);
+    floats.push_back(std::nextafter(lo + (hi - lo) / 2, 0.0F));
+    floats.push_back(-lo);
+  }
+  floats.push_back(std::bit_cast<float>(0xFFC00001U)); // negative NaN with a payload
+  floats.push_back(std::bit_cast<float>(0x7F800001U)); // signalling NaN
+  floats.push_back(65520.0F);
+  floats.push_back(-std::numeric_limits<float>::infinity());
+  floats.push_back(std::numeric_limits<float>::denorm_min());
+  std::vector<std::uint16_t> bulk(floats.size());
+  float_to_half(floats.data(), bulk.data(), floats.size());
+  for (std::size_t i = 0; i < floats.size(); ++i) {
+    INFO("float 0x" << std::hex << std::bit_cast<std::uint32_t>(floats[i]));
+    const auto expected = detail::float_to_half_portable(floats[i]);
+    REQUIRE(float_to_half(floats[i]) == expected);
+    REQUIRE(bulk[i] == expected);
+  }
+}
+
+TEST_CASE("bulk f16 conversions handle every length and NaNs at every position", "[half]") {
+  for (std::size_t n = 0; n < 40; ++n) {
+    for (std::size_t nan_at = 0; nan_at <= n; ++nan_at) {
+      std::vector<float> f(n);
+      for (std::size_t i = 0; i < n; ++i) f[i] = static_cast<float>(i) * 0.37F - 3.0F;
+      if (nan_at < n) f[nan_at] = -std::numeric_limits<float>::quiet_NaN();
+      std::vector<std::uint16_t> h(n + 1, 0xABCD);
+      float_to_half(f.data(), h.data(), n);
+      CHECK(h[n] == 0xABCD); // nothing written past the end
+      for (std::size_t i = 0; i < n; ++i) REQUIRE(h[i] == detail::float_to_half_portable(f[i]));
+      if (nan_at < n) h[nan_at] = 0x7D01; // a signalling half NaN
+      std::vector<float> back(n + 1, 7.0F);
+      half_to_float(h.data(), back.data(), n);
+      CHECK(back[n] == 7.0F);
+      for (std::size_t i = 0; i < n; ++i)
+        REQUIRE(std::bit_cast<std::uint32_t>(back[i]) ==
+                std::bit_cast<std::uint32_t>(detail::half_to_float_portable(h[i])));
+    }
+  }
 }

@@ -102,6 +102,7 @@ measurement_verdict judge_runs(const std::vector<std::vector<double>>& base,
 measurement_verdict judge(std::span<const double> base, std::span<const double> candidate,
                           const compare_options& opts);
 
+// NOLINTNEXTLINE(bugprone-exception-escape): flags the implicit members through nlohmann::json
 struct comparison_row {
   std::string benchmark;
   std::string device; ///< GPU name, or "cpu" for results without a device

@@ -1,13 +1,41 @@
 #pragma once
 // Host conversions between float and the 16-bit formats, round to nearest even, matching
-// __float2half_rn / __float2bfloat16_rn bit for bit (NaNs become the canonical quiet NaN).
+// __float2half_rn / __float2bfloat16_rn bit for bit (NaNs become the canonical quiet NaN 0x7FFF;
+// half NaNs widen with their payload as it is, signalling ones included).
+// f16 goes through the F16C instructions when the CPU has them (every x86-64 CPU since 2012),
+// and through portable bit arithmetic otherwise; both give the same bits
+// (tests/unit/half_test.cpp checks every half and millions of floats). bf16 is plain bit
+// arithmetic, inline so that loops over it vectorize.
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 
 namespace gpubench {
 
 float half_to_float(std::uint16_t h) noexcept;
 std::uint16_t float_to_half(float f) noexcept;
-float bf16_to_float(std::uint16_t h) noexcept;
-std::uint16_t float_to_bf16(float f) noexcept;
+
+/// Converts n values; eight at a time with F16C.
+void half_to_float(const std::uint16_t* in, float* out, std::size_t n) noexcept;
+void float_to_half(const float* in, std::uint16_t* out, std::size_t n) noexcept;
+
+inline float bf16_to_float(std::uint16_t h) noexcept {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16U);
+}
+
+inline std::uint16_t float_to_bf16(float f) noexcept {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  if ((x & 0x7FFFFFFFU) > 0x7F800000U) return static_cast<std::uint16_t>(0x7FFFU);
+  const std::uint32_t lsb = (x >> 16U) & 1U;
+  return static_cast<std::uint16_t>((x + 0x7FFFU + lsb) >> 16U);
+}
+
+namespace detail {
+/// The portable conversions: the fallback without F16C, and the tests' oracle.
+float half_to_float_portable(std::uint16_t h) noexcept;
+std::uint16_t float_to_half_portable(float f) noexcept;
+/// True when the F16C paths are used.
+bool f16c_available() noexcept;
+} // namespace detail
 
 } // namespace gpubench

@@ -10,9 +10,6 @@
 namespace gpubench {
 
 enum class host_memory { pinned, pageable };
-constexpr std::string_view host_memory_name(host_memory m) noexcept {
-  return m == host_memory::pinned ? "pinned" : "pageable";
-}
 
 class host_buffer {
 public:
@@ -32,7 +29,6 @@ public:
     return reinterpret_cast<const T*>(data());
   }
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
-  [[nodiscard]] host_memory kind() const noexcept { return kind_; }
 
 private:
   host_memory kind_;

@@ -1,7 +1,7 @@
 #pragma once
-// PNG and JPEG in and PNG out for `augment --input` and `--save-samples`, through Debian's stb
-// headers (libstb-dev). Reading is bounded: the file size and the image dimensions are checked
-// before anything is decoded.
+// PNG and JPEG in, PNG out and resizing for `augment --input` and `--save-samples`, through
+// Debian's stb headers (libstb-dev). Reading is bounded: the file size and the image dimensions are
+// checked before anything is decoded.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -39,8 +39,9 @@ void probe_image(const std::string& path, std::string_view option);
 /// after checking the header's claimed size against max_decode_pixels.
 image_u8 read_image(const std::string& path, int channels, std::string_view option);
 
-/// Resamples to width x height with a triangle filter whose support widens with the scale when
-/// shrinking (antialiased bilinear, as torchvision's antialias=True), half-pixel centres.
+/// Resamples to width x height with stb_image_resize's triangle filter, whose support widens with
+/// the scale when shrinking (antialiased bilinear, as torchvision's antialias=True), half-pixel
+/// centres, clamped edges. Throws std::bad_alloc when stb cannot allocate its buffers.
 image_u8 resize_image(const image_u8& in, int width, int height);
 
 /// Writes a PNG (channels 1 to 4); throws usage_error naming `option` when it cannot.

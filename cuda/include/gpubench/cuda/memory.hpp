@@ -3,7 +3,6 @@
 #include "gpubench/cuda/error.hpp"
 
 #include <cstddef>
-#include <span>
 #include <utility>
 
 namespace gpubench::cuda {
@@ -70,7 +69,6 @@ public:
   [[nodiscard]] T* data() noexcept { return data_; }
   [[nodiscard]] const T* data() const noexcept { return data_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] std::span<T> span() noexcept { return {data_, size_}; }
 
 private:
   T* data_ = nullptr;

@@ -58,7 +58,6 @@ public:
   graph_exec& operator=(graph_exec&& o) noexcept;
   ~graph_exec();
   void launch(cudaStream_t s) const;
-  [[nodiscard]] bool valid() const noexcept { return g_ != nullptr; }
 
 private:
   cudaGraphExec_t g_ = nullptr;
