@@ -23,41 +23,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::uint64_t max_elements = std::uint64_t{1} << 36U;
 /// The most blocks a grid gets; beyond, threads loop.
 constexpr std::size_t max_grid = std::size_t{1} << 20U;
-
-std::vector<json> plan_stream(const param_values& v, const common_options& opts) {
-  const auto sizes = parse_size_list(value_of(v, "n"), "n");
-  for (const auto n : sizes)
-    if (n == 0 || n > max_elements)
-      throw usage_error(fmt::format("--n: {} is out of range (1 to 2^36 elements)", n));
-  const auto types = parse_word_list(value_of(v, "dtype"), "dtype", {"f32", "f64"});
-  const auto blocks = parse_size_list(value_of(v, "block"), "block");
-  for (const auto b : blocks)
-    if (b < 32 || b > 1024 || b % 32 != 0)
-      throw usage_error(fmt::format("--block: {} must be a multiple of 32 from 32 to 1024", b));
-  const auto& grid = value_of(v, "grid");
-  if (grid != "device" && grid != "vectors") {
-    const auto g = parse_size(grid, "grid");
-    if (g < 1 || g > (1U << 20U))
-      throw usage_error(fmt::format("--grid: {} is out of range (1 to 2^20 blocks)", g));
-  }
-  std::vector<json> points;
-  for (const auto n : sizes)
-    for (const auto& t : types)
-      for (const auto b : opts.cpu_only ? std::vector<std::uint64_t>{0} : blocks) {
-        json p{{"n", n}, {"dtype", t}};
-        if (!opts.cpu_only) {
-          p["block"] = b;
-          p["grid"] = grid == "device" || grid == "vectors"
-                          ? grid
-                          : std::to_string(parse_size(grid, "grid"));
-        }
-        points.push_back(std::move(p));
-      }
-  return points;
-}
 
 /// The array `op` writes, among a, b, c.
 template <typename Array>
@@ -128,7 +95,7 @@ result run_stream_point(const json& point, run_context& ctx) {
   const cuda::stream main_stream;
   const cudaStream_t s = main_stream.get();
   cuda::l2_flusher flusher(dev.info.l2_bytes);
-  gpu_sampler sampler(s, &flusher);
+  gpu_sampler sampler(s, &flusher, &ctx.telemetry(device));
   cuda::device_buffer<std::byte> da(bytes);
   cuda::device_buffer<std::byte> db(bytes);
   cuda::device_buffer<std::byte> dc(bytes);
@@ -174,27 +141,15 @@ result run_stream_point(const json& point, run_context& ctx) {
       r.verify.merge(check_stream_array(type, expected.data(), got.data(), n, pool), name);
     }
     r.verify.method = "exact (copy, mul, add, triad); dot within 2.02 n 2^-53 sum|a_i b_i|";
-    if (!r.verify.passed) {
-      r.status = result_status::failed;
-      r.reason = "GPU result differs from the CPU reference";
-    }
+
   }
 
   for (const auto op : cuda::all_stream_ops) {
     if (interrupt_requested()) break;
-    auto m = sampler.run(std::string(cuda::stream_op_name(op)), opts.measure, work(op),
-                         [&](cudaStream_t st) { launch(op, st); });
-    add_peak_fractions(m, dev);
-    r.measurements.push_back(std::move(m));
+    r.measurements.push_back(sampler.run(std::string(cuda::stream_op_name(op)), opts.measure,
+                                         work(op), [&](cudaStream_t st) { launch(op, st); }));
   }
   measure_cpu();
-  for (const auto op : cuda::all_stream_ops) {
-    const std::string name(cuda::stream_op_name(op));
-    const auto* gpu = r.find(name);
-    const auto* cpu = r.find("cpu_" + name);
-    if (gpu != nullptr && cpu != nullptr && gpu->median() > 0)
-      r.derived[fmt::format("speedup_{}_vs_cpu_reference", name)] = cpu->median() / gpu->median();
-  }
   return r;
 }
 
@@ -209,18 +164,51 @@ benchmark make_stream_benchmark() {
                "  gpubench stream --n 2^28 --dtype f32,f64\n"
                "  gpubench stream --n 2^28 --warm\n"
                "  gpubench stream --n 1M --cpu-only\n";
+  using k = param_kind;
   b.params = {
-      {"n", "elements per array: 2^25, 1Mi, 100M, lists 1M,16M, ranges 1M:1G:x4", "2^25", true},
-      {"dtype", "element type: f32, f64 or all (list sweeps)", "f32", true},
-      {"block", "threads per block (multiple of 32)", "256", true},
-      {"grid",
-       "blocks: device (every SM filled once with resident blocks, each thread loops), vectors "
-       "(one 16-byte vector per thread, at most 2^20 blocks) or a block count; dot takes at most "
-       "2^14 blocks",
-       "device", false},
+      {.name = "n",
+       .help = "elements per array: 2^25, 1Mi, 100M, lists 1M,16M, ranges 1M:1G:x4",
+       .default_value = "2^25",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 1,
+       .max = 68719476736.0 /* 2^36 */,
+       .unit = "elements"},
+      {.name = "dtype",
+       .help = "element type (a list sweeps)",
+       .default_value = "f32",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = {"f32", "f64"}},
+      {.name = "block",
+       .help = "threads per block",
+       .default_value = "256",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 32,
+       .max = 1024,
+       .multiple_of = 32,
+       .gpu_only = true},
+      {.name = "grid",
+       .help = "blocks: device (every SM filled once with resident blocks, each thread loops), "
+               "vectors (one 16-byte vector per thread) or a block count; dot takes at most 2^14 "
+               "blocks",
+       .default_value = "device",
+       .kind = k::word_or_size,
+       .min = 1,
+       .max = 1048576.0 /* 2^20 */,
+       .choices = {"device", "vectors"},
+       .gpu_only = true},
   };
-  b.plan = plan_stream;
   b.run_point = run_stream_point;
+  for (const auto op : cuda::all_stream_ops) {
+    const std::string name(cuda::stream_op_name(op));
+    b.after_point.ratios.push_back(
+        {fmt::format("speedup_{}_vs_cpu_reference", name), "cpu_" + name, name});
+    b.after_point.peak_fraction_of.push_back(name);
+  }
+  b.after_point.verify_failure = "GPU result differs from the CPU reference";
+  complete_declaration(b);
   return b;
 }
 
