@@ -3,9 +3,9 @@
 #include "commands.hpp"
 
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/plan_listing.hpp"
-#include "gpubench/runner.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/results/plan_listing.hpp"
+#include "gpubench/engine/runner.hpp"
 
 #include <fmt/format.h>
 

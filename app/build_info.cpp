@@ -1,7 +1,7 @@
 // Build facts come from compile definitions set in cmake/packaging.cmake.
 #include "build_info.hpp"
 
-#include "gpubench/env.hpp"
+#include "gpubench/engine/env.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>

@@ -1,13 +1,13 @@
 // Options shared by every measuring subcommand, and the one place results leave the program.
 #include "commands.hpp"
 
-#include "gpubench/benchmark.hpp"
+#include "gpubench/engine/benchmark.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/output.hpp"
-#include "gpubench/result.hpp"
-#include "gpubench/sizes.hpp"
-#include "gpubench/untrusted_file.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/results/output.hpp"
+#include "gpubench/results/result.hpp"
+#include "gpubench/input/sizes.hpp"
+#include "gpubench/input/untrusted_file.hpp"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 #pragma once
 // Each subcommand lives in its own file and registers itself here; main only dispatches.
-#include "gpubench/mpi_run.hpp"
-#include "gpubench/options.hpp"
-#include "gpubench/runner.hpp"
+#include "gpubench/scale/mpi_run.hpp"
+#include "gpubench/engine/options.hpp"
+#include "gpubench/engine/runner.hpp"
 
 #include <CLI/CLI.hpp>
 

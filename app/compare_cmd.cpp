@@ -2,11 +2,11 @@
 // (docs/compare.md, docs/ci.md).
 #include "commands.hpp"
 
-#include "gpubench/multi_gpu_report.hpp"
+#include "gpubench/scale/multi_gpu_report.hpp"
 
-#include "gpubench/compare.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/output.hpp"
+#include "gpubench/results/compare.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/results/output.hpp"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,12 @@
 // `gpubench devices`: every GPU's properties, and with --measure its practical copy peaks.
 #include "commands.hpp"
 
-#include "gpubench/context.hpp"
+#include "gpubench/engine/context.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/env.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/output.hpp"
-#include "gpubench/report.hpp"
+#include "gpubench/engine/env.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/results/output.hpp"
+#include "gpubench/results/report.hpp"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 
 #include "gpubench/cuda/cublas_loader.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/errors.hpp"
+#include "gpubench/engine/errors.hpp"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>

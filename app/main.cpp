@@ -2,9 +2,9 @@
 #include "build_info.hpp"
 #include "commands.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/mpi_run.hpp"
-#include "gpubench/output.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/scale/mpi_run.hpp"
+#include "gpubench/results/output.hpp"
 
 #include <csignal>
 #include <cstdio>

@@ -2,8 +2,8 @@
 // an MPI job; whichever it is, one report is emitted (by rank 0 alone under MPI).
 #include "commands.hpp"
 
-#include "gpubench/errors.hpp"
-#include "gpubench/multi_gpu_concurrent.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/scale/multi_gpu_concurrent.hpp"
 
 namespace gpubench::app {
 

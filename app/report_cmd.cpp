@@ -1,10 +1,10 @@
 // gpubench report FILE...: re-render saved results without re-running; several files are merged.
 #include "commands.hpp"
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/compare.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/output.hpp"
+#include "gpubench/engine/benchmark.hpp"
+#include "gpubench/results/compare.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/results/output.hpp"
 
 #include <fmt/format.h>
 

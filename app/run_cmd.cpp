@@ -1,12 +1,12 @@
 // gpubench run FILE: a run file (docs/run-files.md) planned, run and reported as one invocation.
 #include "commands.hpp"
 
-#include "gpubench/benchmark.hpp"
-#include "gpubench/context.hpp"
-#include "gpubench/errors.hpp"
-#include "gpubench/output.hpp"
-#include "gpubench/run_file.hpp"
-#include "gpubench/runner.hpp"
+#include "gpubench/engine/benchmark.hpp"
+#include "gpubench/engine/context.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/results/output.hpp"
+#include "gpubench/input/run_file.hpp"
+#include "gpubench/engine/runner.hpp"
 
 #include <memory>
 #include <sstream>

@@ -1,11 +1,11 @@
-// libFuzzer target: the size, list and range parser of every size option (lib/src/sizes.cpp).
+// libFuzzer target: the size, list and range parser of every size option (lib/src/input/sizes.cpp).
 // Any input either parses or throws usage_error; what parses obeys the documented limits, and
 // format_size writes text that parses back to the same value. Inputs are structure-aware
 // (expand.hpp), so lists of megabytes are reached too; messages stay short and on one line.
 #include "expand.hpp"
 
-#include "gpubench/errors.hpp"
-#include "gpubench/sizes.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/input/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -2,13 +2,13 @@
 // several shapes (non-square, crop = size, 1 to 5 channels, partial tiles, odd sizes), angles 0 to
 // 180, nearest and bilinear, blur 1 to 31, batch 1 and odd batches, every output dtype. Then the
 // driver end to end, and the device-memory check.
-#include "gpubench/augment_bench.hpp"
-#include "gpubench/augment_cpu.hpp"
-#include "gpubench/augment_params.hpp"
+#include "gpubench/augment/augment_bench.hpp"
+#include "gpubench/augment/augment_cpu.hpp"
+#include "gpubench/augment/augment_params.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/errors.hpp"
+#include "gpubench/engine/errors.hpp"
 
 #include "common.hpp"
 

@@ -1,12 +1,12 @@
 // Determinism: the same seed gives the same augment output and the same trained pipeline weights,
 // bit for bit on the same GPU; another seed gives other data.
-#include "gpubench/augment_cpu.hpp"
-#include "gpubench/augment_params.hpp"
+#include "gpubench/augment/augment_cpu.hpp"
+#include "gpubench/augment/augment_params.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/pipeline.hpp"
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/pipeline/pipeline.hpp"
+#include "gpubench/engine/thread_pool.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 // The runner's error policy on a GPU (issue 13.4): a point that does not fit in device memory, in
 // the middle of a sweep, is skipped with its reason; the points before and after it are measured.
-#include "gpubench/augment_bench.hpp"
+#include "gpubench/augment/augment_bench.hpp"
 #include "gpubench/cuda/memory.hpp"
-#include "gpubench/pipeline_bench.hpp"
-#include "gpubench/runner.hpp"
+#include "gpubench/pipeline/pipeline_bench.hpp"
+#include "gpubench/engine/runner.hpp"
 
 #include "common.hpp"
 

@@ -3,7 +3,7 @@
 // kernel not.
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
-#include "gpubench/measure.hpp"
+#include "gpubench/engine/measure.hpp"
 
 #include <catch2/catch.hpp>
 

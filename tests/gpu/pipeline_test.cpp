@@ -4,9 +4,9 @@
 // consistent with the measurements they come from.
 #include "gpubench/cuda/mlp.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/pipeline.hpp"
-#include "gpubench/pipeline_bench.hpp"
-#include "gpubench/pipeline_cpu.hpp"
+#include "gpubench/pipeline/pipeline.hpp"
+#include "gpubench/pipeline/pipeline_bench.hpp"
+#include "gpubench/pipeline/pipeline_cpu.hpp"
 
 #include "common.hpp"
 

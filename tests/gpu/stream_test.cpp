@@ -3,9 +3,9 @@
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/stream_kernels.hpp"
-#include "gpubench/stream_bench.hpp"
-#include "gpubench/stream_cpu.hpp"
-#include "gpubench/vecadd_cpu.hpp"
+#include "gpubench/stream/stream_bench.hpp"
+#include "gpubench/stream/stream_cpu.hpp"
+#include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include "common.hpp"
 

@@ -6,9 +6,9 @@
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
-#include "gpubench/energy.hpp"
-#include "gpubench/measure.hpp"
-#include "gpubench/telemetry.hpp"
+#include "gpubench/telemetry/energy.hpp"
+#include "gpubench/engine/measure.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
 
 #include "common.hpp"
 

@@ -3,8 +3,8 @@
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
-#include "gpubench/vecadd_bench.hpp"
-#include "gpubench/vecadd_cpu.hpp"
+#include "gpubench/vecadd/vecadd_bench.hpp"
+#include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include "common.hpp"
 

@@ -1,8 +1,8 @@
-// Specification of the augment CPU reference (lib/src/augment_cpu.cpp), op by op on small
+// Specification of the augment CPU reference (lib/src/augment/augment_cpu.cpp), op by op on small
 // hand-checked planes, then the whole pipeline.
-#include "gpubench/augment_cpu.hpp"
-#include "gpubench/augment_params.hpp"
-#include "gpubench/half.hpp"
+#include "gpubench/augment/augment_cpu.hpp"
+#include "gpubench/augment/augment_params.hpp"
+#include "gpubench/engine/half.hpp"
 
 #include <catch2/catch.hpp>
 

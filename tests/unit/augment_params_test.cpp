@@ -1,6 +1,6 @@
-// Specification of the augment parameter generator (lib/src/augment_params.cpp): a pure function of
+// Specification of the augment parameter generator (lib/src/augment/augment_params.cpp): a pure function of
 // (seed, step, sample), in range, and the same for any batch size.
-#include "gpubench/augment_params.hpp"
+#include "gpubench/augment/augment_params.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Helpers shared by the unit tests.
-#include "gpubench/measure.hpp"
+#include "gpubench/engine/measure.hpp"
 
 #include <string>
 #include <utility>

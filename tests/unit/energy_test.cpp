@@ -1,5 +1,5 @@
 // Energy per operation: window sizing, the interval, the power integral and its cross-check.
-#include "gpubench/energy.hpp"
+#include "gpubench/telemetry/energy.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // The runner's error policy (issue 13.4): whatever fails inside one point is recorded with that
 // point, the results so far are kept and the sweep goes on; input errors still end the run.
-#include "gpubench/runner.hpp"
+#include "gpubench/engine/runner.hpp"
 
-#include "gpubench/errors.hpp"
+#include "gpubench/engine/errors.hpp"
 
 #include <catch2/catch.hpp>
 

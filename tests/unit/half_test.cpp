@@ -1,4 +1,4 @@
-#include "gpubench/half.hpp"
+#include "gpubench/engine/half.hpp"
 
 #include <catch2/catch.hpp>
 

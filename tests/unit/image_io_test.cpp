@@ -1,5 +1,5 @@
 // resize_image (stb_image_resize): shapes, constants kept, antialiased shrinking, linear ramps.
-#include "gpubench/image_io.hpp"
+#include "gpubench/input/image_io.hpp"
 
 #include <catch2/catch.hpp>
 

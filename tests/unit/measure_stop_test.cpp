@@ -1,6 +1,6 @@
 // Why sampling stopped: every measurement records it, and the `stable` rule converges on samples
 // whose spread stays above --max-noise (cold micro-kernels) once their mean is known well enough.
-#include "gpubench/measure.hpp"
+#include "gpubench/engine/measure.hpp"
 
 #include <catch2/catch.hpp>
 

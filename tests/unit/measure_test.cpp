@@ -1,5 +1,5 @@
 // The measurement engine: the stopping criterion of the sampling loop and host measurements.
-#include "gpubench/measure.hpp"
+#include "gpubench/engine/measure.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // --concurrent's host side (docs/multi-gpu.md): one thread per device, the threads meet before
 // every measurement, a failing thread does not hang the others, and the results merge per point.
-#include "gpubench/multi_gpu_concurrent.hpp"
+#include "gpubench/scale/multi_gpu_concurrent.hpp"
 
 #include "common.hpp"
 

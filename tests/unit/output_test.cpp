@@ -1,5 +1,5 @@
-#include "gpubench/errors.hpp"
-#include "gpubench/output.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/results/output.hpp"
 
 #include <catch2/catch.hpp>
 

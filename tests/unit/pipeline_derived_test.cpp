@@ -1,6 +1,6 @@
 // The derived figures of a pipeline point, from its per-step measurements (seconds per step).
 #include "common.hpp"
-#include "gpubench/pipeline_bench.hpp"
+#include "gpubench/pipeline/pipeline_bench.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
 // What the GPU was doing, as tables and result files show it: the stop column and its legend,
 // the telemetry line and its '*' marker, energy lines, CPU reference descriptions, and the
 // JSON round trip of every new field (older files without them still read).
-#include "gpubench/report.hpp"
-#include "gpubench/result.hpp"
-#include "gpubench/telemetry.hpp"
+#include "gpubench/results/report.hpp"
+#include "gpubench/results/result.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
 
 #include "common.hpp"
 

@@ -1,6 +1,6 @@
-#include "gpubench/errors.hpp"
-#include "gpubench/report.hpp"
-#include "gpubench/result.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/results/report.hpp"
+#include "gpubench/results/result.hpp"
 
 #include <catch2/catch.hpp>
 

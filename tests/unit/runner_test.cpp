@@ -1,9 +1,9 @@
 // The runner's reporting of what a point returned: a measurement interrupted before its first
 // sample has no data, so it must not be reported as one (docs/reliability.md, "SIGINT").
-#include "gpubench/runner.hpp"
+#include "gpubench/engine/runner.hpp"
 
 #include "common.hpp"
-#include "gpubench/errors.hpp"
+#include "gpubench/engine/errors.hpp"
 
 #include <catch2/catch.hpp>
 

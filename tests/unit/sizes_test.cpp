@@ -1,5 +1,5 @@
-#include "gpubench/errors.hpp"
-#include "gpubench/sizes.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/input/sizes.hpp"
 
 #include <catch2/catch.hpp>
 

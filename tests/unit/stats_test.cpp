@@ -1,4 +1,4 @@
-#include "gpubench/stats.hpp"
+#include "gpubench/engine/stats.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // The stream CPU reference: every kernel's formula on every element, the dot's sums and
 // tolerance, and the checks that compare GPU outputs with it.
-#include "gpubench/stream_cpu.hpp"
-#include "gpubench/vecadd_cpu.hpp"
+#include "gpubench/stream/stream_cpu.hpp"
+#include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <catch2/catch.hpp>
 

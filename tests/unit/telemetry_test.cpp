@@ -1,6 +1,6 @@
 // The telemetry engine against a fake NVML: a gpu_monitor whose clocks, throttle counters and
 // process list the test scripts, so every flag can be produced on a machine without a GPU.
-#include "gpubench/telemetry.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The shared cell writers (issue 13.3 and 18.9): tables that fit, CSV that a spreadsheet cannot
 // run, parameters without float noise.
-#include "gpubench/text_table.hpp"
+#include "gpubench/results/text_table.hpp"
 
 #include <catch2/catch.hpp>
 

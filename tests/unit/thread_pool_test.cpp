@@ -1,8 +1,8 @@
 // The CPU thread pool when threads cannot start (issue 18.2): it must fail at once, with the
 // reason, and never leave a started thread waiting on a destroyed condition variable (a hang).
-#include "gpubench/thread_pool.hpp"
+#include "gpubench/engine/thread_pool.hpp"
 
-#include "gpubench/errors.hpp"
+#include "gpubench/engine/errors.hpp"
 
 #include <catch2/catch.hpp>
 

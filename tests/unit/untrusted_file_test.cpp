@@ -1,7 +1,7 @@
-// Specification of reading files that come from elsewhere (lib/src/untrusted_file.cpp): what is
+// Specification of reading files that come from elsewhere (lib/src/input/untrusted_file.cpp): what is
 // refused before reading, what the strict JSON parse refuses, and how short the quotes stay.
-#include "gpubench/errors.hpp"
-#include "gpubench/untrusted_file.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/input/untrusted_file.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

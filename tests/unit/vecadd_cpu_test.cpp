@@ -1,6 +1,6 @@
-#include "gpubench/half.hpp"
-#include "gpubench/thread_pool.hpp"
-#include "gpubench/vecadd_cpu.hpp"
+#include "gpubench/engine/half.hpp"
+#include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <catch2/catch.hpp>
 

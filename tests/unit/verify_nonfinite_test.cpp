@@ -1,10 +1,10 @@
 // Verification never passes over NaN or infinity (issue 18): not when only the output has them,
 // and not when the reference has them too (matching NaNs are not a verified result).
-#include "gpubench/augment_cpu.hpp"
-#include "gpubench/augment_params.hpp"
-#include "gpubench/pipeline_cpu.hpp"
-#include "gpubench/thread_pool.hpp"
-#include "gpubench/vecadd_cpu.hpp"
+#include "gpubench/augment/augment_cpu.hpp"
+#include "gpubench/augment/augment_params.hpp"
+#include "gpubench/pipeline/pipeline_cpu.hpp"
+#include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,0 +1,16 @@
+#pragma once
+#include "gpubench/results/result.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+std::string version_string();
+std::string git_revision();
+/// Fills version, git, argv, start time (UTC now), host, CUDA driver and runtime versions.
+run_meta collect_meta(const std::vector<std::string>& argv);
+host_info collect_host_info();
+std::string utc_timestamp_now();
+
+} // namespace gpubench

@@ -1,0 +1,168 @@
+#pragma once
+// The one measurement engine: warm-up, sampling until the stopping criterion, statistics and rates.
+// A workload declares its work and hands a closure to time; everything else is written here once.
+#include "gpubench/engine/stats.hpp"
+
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpubench {
+
+namespace cuda {
+class l2_flusher;
+}
+class telemetry_source;
+
+struct measure_options {
+  int warmup = 1;          ///< discarded samples before sampling, within the timeout
+  int min_samples = 10;    ///< at least this many samples ...
+  int max_samples = 1000;  ///< ... and never more than this many
+  double min_time = 0.1;   ///< seconds of sampled time before stopping on noise
+  double max_noise = 0.01; ///< stop once stddev / mean is at most this (fraction)
+  double timeout = 1.0;    ///< wall seconds per measurement, warm-up included
+  bool warm = false;       ///< true: do not flush L2 between GPU samples
+  /// > 0: also time back-to-back launches between two events, about this many seconds a sample
+  /// (gpu_sampler::run_batch), for kernels shorter than a launch.
+  double batch_time = 0;
+};
+
+/// Why sampling stopped. noise: rel. stddev <= max_noise; stable: the 95% interval of the
+/// (10%-trimmed) mean is within +-max_noise/4 although single samples spread more (cold
+/// micro-kernels); the others are limits, not convergence.
+enum class stop_reason { noise, stable, max_samples, timeout, interrupted };
+std::string_view to_string(stop_reason r) noexcept;
+std::optional<stop_reason> parse_stop_reason(std::string_view s) noexcept;
+
+/// How a GPU sample was timed. launch_free: a blocking kernel held the stream while the start
+/// event and the work were enqueued; includes_launch: the events also time the host's enqueue;
+/// batch: the mean of many back-to-back launches between two events.
+enum class gpu_timing { launch_free, includes_launch, batch };
+std::string_view to_string(gpu_timing t) noexcept;
+
+/// The work one sample does: bytes that must move and items processed.
+struct work_counts {
+  double bytes = 0;
+  double items = 0;
+  std::string item_unit = "elements";
+};
+
+enum class clock_kind { gpu, host };
+
+struct measurement {
+  std::string name;
+  clock_kind clock = clock_kind::gpu;
+  std::vector<double> samples; ///< seconds, in the order taken
+  summary stats;
+  work_counts work;
+  bool converged = false;
+  std::optional<stop_reason> stopped; ///< unknown in files written before it was recorded
+  bool cold = true;                   ///< L2 flushed before every sample (GPU clock only)
+  std::optional<gpu_timing> timing;   ///< GPU clock only
+  std::size_t invalid_samples = 0;    ///< discarded (a blocking kernel that timed out)
+  long batch_launches = 0;            ///< launches per sample (gpu_timing::batch only)
+  /// What a CPU reference is (threads, vectorization, dtype path), so a speedup says what it
+  /// compares; empty for GPU rows.
+  std::string description;
+  /// What the GPU was doing (telemetry.hpp; agreed field names), empty when not recorded.
+  nlohmann::json telemetry = nlohmann::json::object();
+  /// --energy: energy per operation (energy.hpp), empty when not measured.
+  nlohmann::json energy = nlohmann::json::object();
+  /// GPU clock: the host took at least half the GPU time to enqueue the timed work, so the GPU
+  /// waited on the host (launch gaps inside the timed region) and the figure moves with host
+  /// speed between processes. The gate judges such measurements apart (docs/compare.md).
+  bool host_bound = false;
+  double host_enqueue_s = 0; ///< GPU clock: median host time to enqueue one sample's work
+  /// GPU clock: the launch-free time: the median itself when the samples ran behind the blocking
+  /// kernel, else the median of 3 samples timed with the body enqueued while the GPU was held
+  /// busy (0 when not taken: samples longer than launch_free_max_sample_s).
+  double launch_free_s = 0;
+  /// bytes_per_s and items_per_s from the median, plus what the driver adds (fractions of peak).
+  nlohmann::json rates = nlohmann::json::object();
+
+  [[nodiscard]] double median() const noexcept { return stats.median; }
+};
+
+/// Fills stats, converged flag and median-based rates from samples and work.
+void finalize(measurement& m);
+
+/// A GPU measurement is marked host_bound when the host's enqueue time is at least this
+/// fraction of the GPU time (the host cannot keep ahead) ...
+inline constexpr double host_bound_enqueue_fraction = 0.5;
+/// ... or when its median is at least this multiple of its launch-free time (host gaps are a
+/// quarter of the timed region).
+inline constexpr double host_bound_gap_ratio = 1.25;
+/// Samples longer than this skip the launch-free reference (launch gaps are negligible there).
+inline constexpr double launch_free_max_sample_s = 0.02;
+
+/// What a GPU body does to the host while it is enqueued.
+enum class body_kind {
+  asynchronous,     ///< only enqueues: it can be timed behind a blocking kernel
+  host_synchronous, ///< waits for the GPU while enqueuing (pageable copies...): it cannot
+};
+
+/// Times GPU regions with a pair of cudaEvents on the workload's stream; flushes L2 before every
+/// sample unless the options say warm. The body enqueues work on `stream` (and may fork to other
+/// streams as long as it joins back before returning). Asynchronous bodies are enqueued behind a
+/// blocking kernel (launch-free timing, methodology.md); a sample whose blocking kernel timed out
+/// is discarded and the rest of the measurement is timed without it. With a telemetry source the
+/// measurement records what the GPU was doing (telemetry.hpp). Also times the host's enqueue of
+/// each sample (host_bound) and applies the test-only GPUBENCH_TEST_SLOWDOWN delay
+/// (test_slowdown.hpp).
+class gpu_sampler {
+public:
+  gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher,
+              telemetry_source* telemetry = nullptr);
+  measurement run(std::string name, const measure_options& opts, work_counts work,
+                  const std::function<void(cudaStream_t)>& body,
+                  body_kind kind = body_kind::asynchronous);
+  /// Back-to-back launches of `body` between two events, about opts.batch_time seconds a sample;
+  /// a sample is the mean time of one launch. Never cold: only the first launch follows a flush.
+  measurement run_batch(std::string name, const measure_options& opts, work_counts work,
+                        const std::function<void(cudaStream_t)>& body);
+  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
+  [[nodiscard]] telemetry_source* telemetry() const noexcept { return telemetry_; }
+
+private:
+  cudaStream_t stream_;
+  cuda::l2_flusher* flusher_;
+  telemetry_source* telemetry_;
+};
+
+/// False once a blocking kernel timed out in this process (launches serialized by a tool): GPU
+/// samples are then timed without one. The reset is for tests.
+bool launch_free_timing_usable() noexcept;
+void reset_launch_free_timing() noexcept;
+
+/// Times host regions with std::chrono::steady_clock.
+measurement measure_host(std::string name, const measure_options& opts, work_counts work,
+                         const std::function<void()>& body);
+
+/// The sampling loop shared by both clocks: `sample()` returns one sample in seconds.
+/// `opts.timeout` bounds warm-up and sampling together: warm-up ends early once it has used the
+/// whole budget, and sampling then takes one sample and stops, not converged.
+/// `stop_requested` (SIGINT by default) is checked before every sample, warm-up included: an
+/// interruption ends the loop after the current sample, and one that comes before the first
+/// sample leaves `samples` empty (the runner then drops the measurement; runner.cpp).
+/// A sample that returns NaN is invalid: it is counted, not kept, and does not end warm-up early.
+/// Exposed for tests of the stopping criterion.
+struct sampling_outcome {
+  std::vector<double> samples;
+  bool converged = false;
+  stop_reason stopped = stop_reason::interrupted;
+  std::size_t invalid = 0;
+};
+
+/// The relative half-width of the 95% interval of the 10%-trimmed mean of `samples` (winsorized
+/// variance), the quantity the `stable` stopping rule bounds. Infinite below 2 samples.
+double trimmed_mean_rel_ci95(std::vector<double> samples);
+sampling_outcome sample_until_stable(const measure_options& opts,
+                                     const std::function<double()>& sample,
+                                     const std::function<bool()>& stop_requested = {});
+
+} // namespace gpubench

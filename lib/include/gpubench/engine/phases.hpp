@@ -1,0 +1,43 @@
+#pragma once
+// What the phases of every benchmark's point have in common, written once: a checked run against
+// poisoned outputs, and measurements that stop for SIGINT and land in the point's result. The
+// runner (runner.cpp) does the rest after the point: the verdict of a failed check, peak
+// fractions and ratios (benchmark.hpp).
+#include "gpubench/engine/measure.hpp"
+#include "gpubench/results/result.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+/// Memory a checked run fills with all-ones bytes first (NaN in every float type), so that an
+/// element the code under test fails to write cannot pass the comparison.
+struct poison_target {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  bool on_device = true;
+};
+
+/// Poisons `targets` (device ones on `stream`), runs `body` on `stream` (it copies the outputs
+/// to where `compare` reads them), waits for the stream and returns `compare()`.
+verification checked_run(cudaStream_t stream, const std::vector<poison_target>& targets,
+                         const std::function<void(cudaStream_t)>& body,
+                         const std::function<verification()>& compare);
+
+/// Appends a GPU measurement to `r` unless SIGINT came first; `kind` says whether the body can be
+/// timed behind the blocking kernel (measure.hpp).
+void measure_gpu(result& r, gpu_sampler& sampler, const std::string& name,
+                 const measure_options& opts, work_counts work,
+                 const std::function<void(cudaStream_t)>& body,
+                 body_kind kind = body_kind::asynchronous);
+
+/// Appends a host measurement to `r` unless SIGINT came first.
+void measure_cpu(result& r, const std::string& name, const measure_options& opts, work_counts work,
+                 const std::function<void()>& body);
+
+} // namespace gpubench

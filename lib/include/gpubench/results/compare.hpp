@@ -1,0 +1,186 @@
+#pragma once
+// Saved results: loading, merging (report FILE...) and comparing runs (compare BASE NEW, or K
+// files a side), the regression gate of docs/compare.md. The statistics are in gate_stats.hpp;
+// compare_runs returns rows and write_comparison renders them, so the output can move alone.
+#include "gpubench/results/gate_stats.hpp"
+#include "gpubench/results/report.hpp"
+#include "gpubench/results/result.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpubench {
+
+/// Reads a saved JSON report; errors (unreadable, not JSON, not gpubench/1) are usage_errors
+/// prefixed with the path.
+run_report load_report(const std::string& path);
+
+/// A result file as compare reads it: the model plus the raw JSON, for the fields other
+/// engineers' features add (telemetry, repeat tags) that the model need not know.
+struct result_file {
+  std::string path;
+  run_report report;
+  nlohmann::json raw;
+};
+result_file load_result_file(const std::string& path);
+/// A report already in memory (tests, compare_reports): raw is its JSON.
+result_file as_result_file(const run_report& r, std::string label);
+
+/// Combines several reports into one: results in order, devices renumbered where two files use
+/// the same id for different GPUs, meta of the first file (incomplete if any input is).
+run_report merge_reports(std::span<const run_report> reports);
+
+/// Two-sided Mann-Whitney U test of "a and b come from the same distribution", by the normal
+/// approximation with tie correction and continuity correction (kept for reference; the gate
+/// judges intervals, gate_stats.hpp).
+struct rank_test {
+  double u = 0;       ///< U statistic of `a` (number of pairs with a > b, ties counting 1/2)
+  double z = 0;       ///< standardized U, positive when `a` tends to be larger
+  double p_value = 1; ///< two-sided; 1 when either side is empty or all values are tied
+};
+rank_test mann_whitney_u(std::span<const double> a, std::span<const double> b);
+
+std::string_view to_string(verdict v) noexcept;
+
+/// "5%" or "5" (both 5 percent) as the fraction 0.05; usage_error naming `option` otherwise.
+double parse_percentage(std::string_view text, std::string_view option);
+
+struct compare_options {
+  double threshold = 0.05; ///< relative slowdown that fails the gate (fraction)
+  double alpha = 0.10;     ///< the interval is (1 - alpha) two-sided: alpha / 2 per verdict
+  /// Equivalence margin of "same"; negative: half the threshold.
+  double same_margin = -1;
+  /// Added to the threshold when a side has one run (between-run noise unknown).
+  double run_noise = 0.10;
+  /// Threshold for measurements marked host_bound; empty: they are judged but never fail.
+  std::optional<double> host_bound_threshold;
+  /// Share of BASE's measurements (on the judged clock) that must be compared, else exit 2.
+  double min_compared = 0.9;
+  /// Compare different GPU models (matching without the device name), drivers, or runs whose
+  /// telemetry flags differ.
+  bool allow_device_mismatch = false;
+  bool force = false;
+  /// Only judge measurements on this clock ("gpu" or "host"); empty judges all.
+  std::string clock;
+
+  [[nodiscard]] double margin() const noexcept {
+    return same_margin >= 0 ? same_margin : threshold / 2;
+  }
+};
+
+/// The verdict of one measurement from its runs (each a vector of raw samples, seconds, lower is
+/// better). Two or more runs a side: the Hodges-Lehmann shift of the per-run medians (in log
+/// space) and its distribution-free interval. One run on a side: the shift of the raw samples,
+/// and "slower"/"faster" need the interval beyond threshold + run_noise.
+struct measurement_verdict {
+  double base_median = 0; ///< median of the per-run medians
+  double new_median = 0;
+  double change = 0; ///< Hodges-Lehmann estimate as new / base - 1
+  double lo = 0;     ///< interval of the change; -inf/+inf when none exists at this level
+  double hi = 0;
+  double coverage = 0;
+  bool bounded = false;
+  std::size_t base_runs = 0;
+  std::size_t new_runs = 0;
+  bool between_runs = false; ///< judged on the spread between runs
+  double limit = 0;          ///< the slowdown the interval had to exceed
+  verdict outcome = verdict::inconclusive;
+  std::string note;
+  double p_value = 1; ///< Mann-Whitney U of the pooled samples, for reference
+};
+measurement_verdict judge_runs(const std::vector<std::vector<double>>& base,
+                               const std::vector<std::vector<double>>& candidate,
+                               const compare_options& opts, double threshold);
+/// One run a side.
+measurement_verdict judge(std::span<const double> base, std::span<const double> candidate,
+                          const compare_options& opts);
+
+// NOLINTNEXTLINE(bugprone-exception-escape): flags the implicit members through nlohmann::json
+struct comparison_row {
+  std::string benchmark;
+  std::string device; ///< GPU name, or "cpu" for results without a device
+  nlohmann::json params;
+  std::string measurement;
+  std::size_t base_samples = 0;
+  std::size_t new_samples = 0;
+  bool host_bound = false; ///< marked so by the benchmark on either side
+  bool gated = true;       ///< false: judged but never fails (host-bound, not gated)
+  measurement_verdict result;
+  /// A slowdown whose whole interval lies beyond the limit, on a gated row: fails the gate.
+  [[nodiscard]] bool regression() const noexcept {
+    return gated && result.outcome == verdict::slower;
+  }
+};
+
+/// One side's environment, shown side by side and checked before comparing.
+struct side_environment {
+  std::vector<std::string> files;
+  std::size_t runs = 0;
+  std::vector<std::string> gpus;
+  std::string driver;
+  std::string runtime;
+  std::string git;
+  std::string host;
+  std::string started_at;
+  std::optional<double> sm_clock_mhz; ///< median over measurements with telemetry
+  std::optional<double> mem_clock_mhz;
+  std::vector<std::string> flags; ///< telemetry flags seen on any measurement
+  std::string test_slowdown;      ///< GPUBENCH_TEST_SLOWDOWN when the run had it
+};
+
+struct comparison {
+  double threshold = 0.05;
+  double alpha = 0.10;
+  double same_margin = 0.025;
+  double run_noise = 0.10;
+  std::optional<double> host_bound_threshold;
+  double min_compared = 0.9;
+  std::vector<comparison_row> rows;
+  std::vector<std::string> only_in_base;
+  std::vector<std::string> only_in_new;
+  std::vector<std::string> notes;    ///< e.g. results not compared because a side was skipped
+  std::vector<std::string> warnings; ///< environment differences let through by --force, test knobs
+  side_environment base_env;
+  side_environment new_env;
+  std::size_t base_measurements = 0; ///< BASE's measurements on the judged clock
+
+  [[nodiscard]] std::size_t regressions() const noexcept;
+  /// rows / base_measurements (1 when BASE has none).
+  [[nodiscard]] double compared_share() const noexcept;
+  /// Nothing compared, or less than min_compared of BASE.
+  [[nodiscard]] bool coverage_short() const noexcept;
+};
+
+/// Matches results by benchmark, parameters (output-only ones left out) and device name, then
+/// measurements by name; runs come from the files of a side and from "repeat" tags in them.
+/// Throws usage_error if the sides ran on different GPU models or drivers, or their telemetry
+/// flags differ in a flagged way (thermal, hw_slowdown, contention), unless forced.
+comparison compare_runs(std::span<const result_file> base, std::span<const result_file> candidate,
+                        const compare_options& opts);
+comparison compare_reports(const run_report& base, const run_report& candidate,
+                           const compare_options& opts);
+
+/// The identity of a point: its parameters without the output-only ones (save-samples, output;
+/// input's folder path becomes a marker, so real and synthetic images still differ).
+nlohmann::json identity_params(const nlohmann::json& params);
+
+/// 1 when any gated row is a slowdown beyond its limit; else 2 when the comparison covered too
+/// little of BASE; else 0.
+int exit_code_for(const comparison& c);
+
+nlohmann::json to_json(const comparison& c);
+/// table and md render the environments, then rows with base, new, change, interval and
+/// verdict; json is to_json; csv is one row per measurement.
+void write_comparison(std::ostream& os, const comparison& c, output_format format);
+/// JUnit XML: a test case per row (regressions fail, inconclusive are skipped) and one for the
+/// coverage of BASE.
+void write_junit(std::ostream& os, const comparison& c);
+
+} // namespace gpubench

@@ -1,0 +1,555 @@
+// `gpubench augment`: parameters and their validation, the plan, and one point's run (inputs, CPU
+// reference, checked GPU runs, measurements, derived figures, sample pictures).
+#include "gpubench/augment/augment_bench.hpp"
+
+#include "gpubench/augment/augment_cpu.hpp"
+#include "gpubench/augment/augment_images.hpp"
+#include "gpubench/cuda/augment.hpp"
+#include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/stream.hpp"
+#include "gpubench/telemetry/energy.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/half.hpp"
+#include "gpubench/engine/host_buffer.hpp"
+#include "gpubench/input/image_io.hpp"
+#include "gpubench/engine/phases.hpp"
+#include "gpubench/results/report.hpp"
+#include "gpubench/input/sizes.hpp"
+#include "gpubench/input/untrusted_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <ostream>
+#include <tuple>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double max_batch = 1U << 20U;
+constexpr double max_size = 16384;
+constexpr double max_resize = 8192;
+
+/// "LO:HI" or one value, both positive, LO <= HI.
+std::pair<double, double> parse_sigma(const std::string& text) {
+  const auto colon = text.find(':');
+  const auto lo = parse_number_list(text.substr(0, colon), "sigma");
+  const auto hi =
+      colon == std::string::npos ? lo : parse_number_list(text.substr(colon + 1), "sigma");
+  if (lo.size() != 1 || hi.size() != 1)
+    throw usage_error(fmt::format("--sigma: '{}' is not LO:HI or one value", clip(text)));
+  if (!(lo[0] > 0) || !(hi[0] > 0))
+    throw usage_error(fmt::format("--sigma: '{}': sigma must be positive", clip(text)));
+  if (lo[0] > hi[0])
+    throw usage_error(fmt::format("--sigma: '{}' is reversed: LO must not exceed HI", clip(text)));
+  if (hi[0] > 1e6) throw usage_error(fmt::format("--sigma: '{}' is out of range", clip(text)));
+  // Drawn and used as float32: a sigma that rounds to 0 there makes every blur weight NaN.
+  (void)to_float32(lo[0], "sigma");
+  (void)to_float32(hi[0], "sigma");
+  return {lo[0], hi[0]};
+}
+
+/// One value or one per channel, each within float32's range (and positive for --std).
+std::vector<float> per_channel(const json& values, const char* name, int channels, bool positive) {
+  const auto xs = values.get<std::vector<double>>();
+  if (xs.size() != 1 && xs.size() != static_cast<std::size_t>(channels))
+    throw usage_error(fmt::format("--{}: give one value or one per channel ({}), not {}", name,
+                                  channels, xs.size()));
+  std::vector<float> out;
+  for (const double x : xs) {
+    if (positive && !(x > 0)) throw usage_error(fmt::format("--{}: {} must be positive", name, x));
+    if (std::fabs(x) > 1e30 || (positive && x < 1e-30))
+      throw usage_error(fmt::format("--{}: {} is out of range for float32", name, x));
+    out.push_back(static_cast<float>(x));
+  }
+  return out;
+}
+
+/// The checks that span parameters, and the canonical forms of height, width, sigma, mean, std.
+void finish_augment_point(json& p, const json& all, const common_options& /*opts*/) {
+  const auto channels = p.at("channels").get<std::uint64_t>();
+  if (channels == 0) throw usage_error("--channels: 0 channels: an image needs at least 1");
+  if (channels > static_cast<std::uint64_t>(augment_max_channels))
+    throw usage_error(fmt::format("--channels: {} is more than the {} supported", channels,
+                                  augment_max_channels));
+  (void)to_float32(p.at("degrees").get<double>(), "degrees"); // the kernels take it as float32
+  const auto blur = p.at("blur").get<std::uint64_t>();
+  if (blur == 0 || blur % 2 == 0 || blur > static_cast<std::uint64_t>(augment_max_blur))
+    throw usage_error(
+        fmt::format("--blur: {} is not an odd kernel size from 1 to {}", blur, augment_max_blur));
+  if (!p.contains("height")) p["height"] = all.at("size");
+  if (!p.contains("width")) p["width"] = all.at("size");
+  const int height = p.at("height").get<int>();
+  const int width = p.at("width").get<int>();
+  if (static_cast<std::uint64_t>(height) * static_cast<std::uint64_t>(width) > max_image_pixels)
+    throw usage_error(fmt::format("--height/--width: {}x{} is more than {} pixels", height, width,
+                                  max_image_pixels));
+  const int crop = p.at("crop").get<int>();
+  if (crop > height || crop > width)
+    throw usage_error(
+        fmt::format("--crop {} is larger than the image ({}x{})", crop, width, height));
+  const int resize = p.at("resize").get<int>();
+  if (static_cast<int>(blur) / 2 >= resize)
+    throw usage_error(fmt::format("--blur: a {}-tap kernel needs an output of at least {} pixels "
+                                  "(--resize {})",
+                                  blur, blur / 2 + 1, resize));
+  const auto [lo, hi] = parse_sigma(p.at("sigma").get<std::string>());
+  p["sigma"] = fmt::format("{}:{}", lo, hi);
+  p["mean"] = per_channel(p.at("mean"), "mean", static_cast<int>(channels), false);
+  p["std"] = per_channel(p.at("std"), "std", static_cast<int>(channels), true);
+}
+
+struct impl_choice {
+  bool staged = false;
+  bool fused = false;
+};
+
+impl_choice impls_of(const json& point) {
+  const std::string impl = point.value("impl", "all");
+  return {impl != "fused", impl != "staged"};
+}
+
+std::size_t device_bytes_needed(const augment_shape& shape, impl_choice impl, int l2_bytes) {
+  std::size_t n = static_cast<std::size_t>(shape.batch) * shape.channels * shape.input_pixels() +
+                  static_cast<std::size_t>(shape.batch) * sizeof(augment_sample) +
+                  static_cast<std::size_t>(std::max(l2_bytes, 0));
+  if (impl.fused) n += cuda::augment_output_bytes(shape);
+  if (impl.staged)
+    n += cuda::augment_output_bytes(shape) + cuda::augment_staged_device_bytes(shape);
+  return n;
+}
+
+/// A batch that cannot fit throws out_of_memory_error with what it needs, before allocating.
+void require_fit(const augment_shape& shape, impl_choice impl, int device) {
+  const cuda::scoped_device guard(device);
+  const int l2 = cuda::query_device(device).l2_bytes;
+  const std::size_t need = device_bytes_needed(shape, impl, l2);
+  try {
+    cuda::require_device_memory(need, "augment");
+  } catch (const cuda::out_of_memory_error&) {
+    // A point that does not fit is skipped with this reason and the sweep goes on (the runner's
+    // error policy), as vecadd's are: a large batch must not cost the small ones before it.
+    const auto info = cuda::device_memory_info();
+    throw cuda::out_of_memory_error(
+        cudaErrorMemoryAllocation,
+        fmt::format(
+            "--batch {}: needs {:.3f} GB of device memory (input, outputs{}, L2 flush buffer) but "
+            "device {} has only {:.3f} GB free (plus a 256 MB margin); use a smaller --batch",
+            shape.batch, static_cast<double>(need) / 1e9,
+            impl.staged ? ", staged intermediates" : "", device,
+            static_cast<double>(info.free_bytes) / 1e9));
+  }
+}
+
+/// Images from --input must be readable and --save-samples must be a directory before anything
+/// runs; a batch that cannot fit is skipped when its point runs (require_fit), not refused here.
+void check_augment_plan(const std::vector<json>& /*points*/, const json& all,
+                        const param_values& /*text*/, const common_options& /*opts*/) {
+  const std::string input = all.value("input", "");
+  if (!input.empty()) {
+    if (all.at("channels").get<int>() > 4)
+      throw usage_error(fmt::format("--channels: {} channels cannot be read from --input images "
+                                    "(1 to 4)",
+                                    all.at("channels").get<int>()));
+    for (const auto& f : list_image_files(input, "input")) probe_image(f, "input");
+  }
+  const std::string samples = all.value("save-samples", "");
+  if (!samples.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(samples);
+    if (fs::exists(p, ec) ? !fs::is_directory(p, ec)
+                          : !fs::is_directory(p.has_parent_path() ? p.parent_path() : ".", ec))
+      throw usage_error(fmt::format("--save-samples: '{}' is not a directory, nor can it be "
+                                    "created (its parent does not exist)",
+                                    samples));
+    // Create it and write a file there now, as --output is checked: a folder that cannot take the
+    // pictures must not be found only after the measurement.
+    check_samples_folder(samples);
+  }
+}
+
+// ---- one point ------------------------------------------------------------------------------
+
+float output_as_float(dtype t, const std::byte* p, std::size_t i) {
+  std::uint16_t h = 0;
+  switch (t) {
+  case dtype::f16: std::memcpy(&h, p + 2 * i, 2); return half_to_float(h);
+  case dtype::bf16: std::memcpy(&h, p + 2 * i, 2); return bf16_to_float(h);
+  case dtype::f32:
+  case dtype::f64: break;
+  }
+  float f = 0;
+  std::memcpy(&f, p + 4 * i, 4);
+  return f;
+}
+
+void derive(result& r, int batch) {
+  const auto with_upload = [&](const char* key, const char* impl) {
+    const auto* cpu = r.find("cpu_reference");
+    const auto* h2d = r.find("h2d");
+    const auto* m = r.find(impl);
+    if (cpu != nullptr && h2d != nullptr && m != nullptr)
+      r.derived[key] = cpu->median() / (h2d->median() + m->median());
+  };
+  for (const char* name : {"cpu_reference", "staged", "fused"})
+    if (const auto* m = r.find(name); m != nullptr && m->median() > 0)
+      r.derived[fmt::format("{}_images_per_s", name)] = batch / m->median();
+  if (const auto* h2d = r.find("h2d"); h2d != nullptr)
+    if (const auto* f = r.find("fused"); f != nullptr)
+      r.derived["fused_with_upload_images_per_s"] = batch / (h2d->median() + f->median());
+  with_upload("speedup_fused_with_upload_vs_cpu_reference", "fused");
+  with_upload("speedup_staged_with_upload_vs_cpu_reference", "staged");
+}
+
+result run_augment_point(const json& point, run_context& ctx) {
+  const auto& opts = ctx.options();
+  const augment_config cfg = augment_config_from_point(point);
+  const augment_shape shape = make_augment_shape(cfg);
+  const impl_choice impl = impls_of(point);
+  const std::string input_dir = point.value("input", "");
+  const std::string samples_dir = point.value("save-samples", "");
+  const auto batch = static_cast<std::size_t>(cfg.batch);
+  const std::size_t in_bytes = batch * cfg.channels * shape.input_pixels();
+  const std::size_t out_n = batch * cfg.channels * shape.output_pixels();
+  const std::string label = fmt::format("augment batch {}", cfg.batch);
+  auto& pool = ctx.cpu_pool();
+
+  result r;
+  r.params = point;
+  require_host_memory(
+      in_bytes + out_n * sizeof(float) + (opts.cpu_only ? 0 : out_n * dtype_size(cfg.out)), label);
+  host_buffer input(in_bytes, opts.cpu_only ? host_memory::pageable : host_memory::pinned);
+  if (input_dir.empty())
+    fill_synthetic_images(input.as<std::uint8_t>(), cfg, opts.seed, cfg.batch, pool);
+  else
+    load_input_images(input.as<std::uint8_t>(), cfg, input_dir, cfg.batch);
+  const auto samples = draw_augment_samples(cfg, opts.seed, 0, cfg.batch);
+  std::vector<float> ref(out_n);
+  const auto reference = [&] {
+    augment_cpu::augment_batch(input.as<std::uint8_t>(), shape, samples, ref.data(), pool);
+  };
+  const double images = static_cast<double>(batch);
+  // The CPU reference's least traffic: the crop regions in, float32 outputs out.
+  const double cpu_bytes =
+      static_cast<double>(batch * cfg.channels) *
+      (static_cast<double>(cfg.crop) * cfg.crop + 4.0 * static_cast<double>(shape.output_pixels()));
+  const work_counts cpu_work{cpu_bytes, images, "images"};
+  reference(); // the result that GPU outputs are checked against, also when not timed
+  const auto save = [&](const float* after) {
+    if (samples_dir.empty()) return;
+    const auto paths = save_augment_samples(samples_dir, cfg, input.as<std::uint8_t>(), after,
+                                            std::min(cfg.batch, saved_samples));
+    ctx.log("augment: wrote {} sample pictures to {}", paths.size(), samples_dir);
+  };
+  // The CPU reference row, described (issue 14) and with its RAPL energy under --energy.
+  const auto measure_reference = [&] {
+    auto m = measure_host("cpu_reference", opts.measure, cpu_work, reference);
+    m.description = fmt::format(
+        "{} threads, one range of images each; float32 per-op passes (crop, resize, rotate, "
+        "separable blur, normalize) the compiler vectorizes (-O3, baseline ISA, no FMA "
+        "contraction)",
+        pool.size());
+    if (opts.energy && !interrupt_requested())
+      m.energy = measure_cpu_energy(reference, images, "image", {});
+    r.measurements.push_back(std::move(m));
+  };
+  if (opts.cpu_only) {
+    if (!interrupt_requested()) measure_reference();
+    derive(r, cfg.batch);
+    save(ref.data());
+    return r;
+  }
+
+  const int device = point_device(point);
+  require_fit(shape, impl, device);
+  const cuda::scoped_device guard(device);
+  const device_record& dev = ctx.device_with_peaks(device);
+  const cuda::stream main_stream;
+  const cudaStream_t s = main_stream.get();
+  cuda::l2_flusher flusher(dev.info.l2_bytes);
+  gpu_sampler sampler(s, &flusher, &ctx.telemetry(device));
+
+  cuda::device_buffer<std::uint8_t> d_input(in_bytes);
+  cuda::device_buffer<augment_sample> d_samples(batch);
+  const std::size_t out_bytes = cuda::augment_output_bytes(shape);
+  cuda::device_buffer<std::byte> d_fused(impl.fused ? out_bytes : 0);
+  cuda::device_buffer<std::byte> d_staged(impl.staged ? out_bytes : 0);
+  const std::size_t images_c = batch * cfg.channels;
+  const std::size_t crop_px =
+      static_cast<std::size_t>(cfg.crop) * static_cast<std::size_t>(cfg.crop);
+  cuda::device_buffer<float> full(impl.staged ? images_c * shape.input_pixels() : 0);
+  cuda::device_buffer<float> cropped(impl.staged ? images_c * crop_px : 0);
+  cuda::device_buffer<float> resized(impl.staged ? out_n : 0);
+  cuda::device_buffer<float> rotated(impl.staged ? out_n : 0);
+  cuda::device_buffer<float> blurred(impl.staged ? out_n : 0);
+  const cuda::augment_staged_buffers buffers{full.data(), cropped.data(), resized.data(),
+                                             rotated.data(), blurred.data()};
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_samples.data(), samples.data(),
+                                    batch * sizeof(augment_sample), cudaMemcpyHostToDevice, s));
+  const auto upload = [&](cudaStream_t st) {
+    GPUBENCH_CUDA_TRY(
+        cudaMemcpyAsync(d_input.data(), input.data(), in_bytes, cudaMemcpyHostToDevice, st));
+  };
+  upload(s);
+  const auto staged = [&](cudaStream_t st) {
+    cuda::launch_augment_staged(shape, d_input.data(), d_samples.data(), buffers, d_staged.data(),
+                                st);
+  };
+  const auto fused = [&](cudaStream_t st) {
+    cuda::launch_augment_fused(shape, d_input.data(), d_samples.data(), d_fused.data(), st);
+  };
+
+  // Checked runs: outputs (and the staged intermediates) poisoned with all-ones bytes (NaN in
+  // every float type) first, so an element a kernel fails to write cannot pass.
+  std::vector<std::byte> got(out_bytes);
+  std::vector<float> shown;
+  const auto checked = [&](const char* name, const std::function<void(cudaStream_t)>& body,
+                           std::byte* out) {
+    std::vector<poison_target> poisoned{{out, out_bytes, true}};
+    for (auto* b : {&full, &cropped, &resized, &rotated, &blurred})
+      poisoned.push_back({b->data(), b->bytes(), true});
+    const auto outcome = checked_run(
+        s, poisoned,
+        [&](cudaStream_t st) {
+          body(st);
+          GPUBENCH_CUDA_TRY(
+              cudaMemcpyAsync(got.data(), out, out_bytes, cudaMemcpyDeviceToHost, st));
+        },
+        [&] { return augment_cpu::check_output(shape, ref.data(), got.data(), pool); });
+    r.verify.merge(outcome, name);
+  };
+  if (opts.verify) {
+    if (impl.staged) checked("staged", staged, d_staged.data());
+    if (impl.fused) checked("fused", fused, d_fused.data());
+  }
+  if (!samples_dir.empty()) {
+    // Show what the GPU produced (fused when it ran).
+    std::byte* out = impl.fused ? d_fused.data() : d_staged.data();
+    if (!opts.verify) {
+      if (impl.fused)
+        fused(s);
+      else
+        staged(s);
+    }
+    const std::size_t per_image = static_cast<std::size_t>(cfg.channels) * shape.output_pixels();
+    const std::size_t n = std::min<std::size_t>(batch, saved_samples) * per_image;
+    std::vector<std::byte> host(n * dtype_size(cfg.out));
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(host.data(), out, host.size(), cudaMemcpyDeviceToHost, s));
+    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+    shown.resize(n);
+    for (std::size_t i = 0; i < n; ++i) shown[i] = output_as_float(cfg.out, host.data(), i);
+    save(shown.data());
+  }
+
+  const auto measure = [&](const char* name, double bytes,
+                           const std::function<void(cudaStream_t)>& body) {
+    measure_gpu(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
+    if (opts.energy && std::string_view(name) != "h2d" && !r.measurements.empty() &&
+        !interrupt_requested()) {
+      auto& tel = ctx.telemetry(device);
+      r.measurements.back().energy = measure_gpu_energy(tel.monitor(), tel.unavailable_reason(), s,
+                                                        body, images, "image", 0, {});
+    }
+    if (opts.measure.batch_time > 0 && std::string_view(name) != "h2d" && !interrupt_requested())
+      r.measurements.push_back(sampler.run_batch(fmt::format("{} (batch)", name), opts.measure,
+                                                 {bytes, images, "images"}, body));
+  };
+  if (!interrupt_requested()) measure_reference();
+  if (impl.staged) measure("staged", cuda::augment_staged_bytes(shape).total(), staged);
+  if (impl.fused) measure("fused", cuda::augment_fused_bytes(shape), fused);
+  measure("h2d", static_cast<double>(in_bytes), upload);
+  derive(r, cfg.batch);
+  return r;
+}
+
+void write_summary(std::ostream& os, const std::vector<const result*>& results) {
+  const auto rate_of = [](const result& r, const char* name) -> std::string {
+    const auto it = r.derived.find(fmt::format("{}_images_per_s", name));
+    return it == r.derived.end() ? "" : format_rate(it->get<double>(), "images");
+  };
+  const auto speedup = [](const result& r, const char* key) -> std::string {
+    const auto it = r.derived.find(key);
+    return it == r.derived.end() ? "" : fmt::format("{:.2f}x", it->get<double>());
+  };
+  os << "augment summary (images/s from the median; speedups compare medians)\n";
+  os << fmt::format("  {:>7} {:>20} {:>20} {:>20} {:>15} {:>15} {:>15}  {}\n", "batch",
+                    "cpu_reference", "staged", "fused", "fused/staged", "fused/cpu",
+                    "fused+h2d/cpu", "verification");
+  for (const result* r : results) {
+    if (r->status == result_status::skipped || r->status == result_status::error) continue;
+    os << fmt::format(
+        "  {:>7} {:>20} {:>20} {:>20} {:>15} {:>15} {:>15}  {}\n", r->params.value("batch", 0),
+        rate_of(*r, "cpu_reference"), rate_of(*r, "staged"), rate_of(*r, "fused"),
+        speedup(*r, "speedup_fused_vs_staged"), speedup(*r, "speedup_fused_vs_cpu_reference"),
+        speedup(*r, "speedup_fused_with_upload_vs_cpu_reference"),
+        !r->verify.performed ? "not performed"
+        : r->verify.passed   ? "passed"
+                             : "FAILED");
+  }
+  os << "\n";
+}
+
+} // namespace
+
+const std::vector<param_spec>& augment_param_table() {
+  using k = param_kind;
+  static const std::vector<param_spec> table{
+      {.name = "batch",
+       .help = "images per batch: 32, lists 32,128,256, ranges 32:256:x2",
+       .default_value = "32",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 1,
+       .max = max_batch},
+      {.name = "size",
+       .help = "input image side (height and width)",
+       .default_value = "256",
+       .kind = k::size,
+       .min = 1,
+       .max = max_size,
+       .in_point = false},
+      {.name = "height",
+       .help = "input image height (default: --size)",
+       .kind = k::size,
+       .min = 1,
+       .max = max_size},
+      {.name = "width",
+       .help = "input image width (default: --size)",
+       .kind = k::size,
+       .min = 1,
+       .max = max_size},
+      {.name = "channels",
+       .help = "channels per image (1 to 16; 1 to 4 with --input)",
+       .default_value = "3",
+       .kind = k::size},
+      {.name = "crop",
+       .help = "side of the random square crop",
+       .default_value = "128",
+       .kind = k::size,
+       .min = 1,
+       .max = max_size},
+      {.name = "resize",
+       .help = "side the crop is resized to (bilinear, half-pixel centres)",
+       .default_value = "256",
+       .kind = k::size,
+       .min = 1,
+       .max = max_resize},
+      {.name = "degrees",
+       .help = "rotation angle drawn uniformly in [-D, +D] degrees, counter-clockwise",
+       .default_value = "45",
+       .kind = k::number,
+       .min = 0,
+       .max = 180},
+      {.name = "interp",
+       .help = "rotation sampling",
+       .default_value = "nearest",
+       .kind = k::word,
+       .choices = {"nearest", "bilinear"}},
+      {.name = "blur",
+       .help = "gaussian kernel size: odd, 1 to 31",
+       .default_value = "7",
+       .kind = k::size},
+      {.name = "sigma",
+       .help = "blur sigma drawn uniformly in LO:HI per image (or one value), positive",
+       .default_value = "0.1:2.0",
+       .kind = k::text,
+       .metavar = "LO:HI"},
+      {.name = "mean",
+       .help = "normalize: subtracted, one value or one per channel",
+       .default_value = "0",
+       .kind = k::numbers},
+      {.name = "std",
+       .help = "normalize: divided by, one value or one per channel (positive)",
+       .default_value = "1",
+       .kind = k::numbers},
+      {.name = "out-dtype",
+       .help = "output type",
+       .default_value = "f32",
+       .kind = k::word,
+       .choices = {"f32", "f16", "bf16"},
+       .gpu_only = true},
+      {.name = "impl",
+       .help = "GPU implementation: staged (one kernel per op), fused (one pass) or all",
+       .default_value = "all",
+       .kind = k::word,
+       .choices = {"staged", "fused", "all"},
+       .gpu_only = true},
+      {.name = "input",
+       .help = "read the images from this directory (PNG/JPEG, resized to the batch shape) "
+               "instead of synthesizing them",
+       .kind = k::path},
+      {.name = "save-samples",
+       .help = "write the first images before and after augmentation as PNG into this "
+               "directory",
+       .kind = k::path},
+  };
+  return table;
+}
+
+augment_config augment_config_from_point(const json& point) {
+  const auto get = [&](const char* name) {
+    return point_value(augment_param_table(), point, name);
+  };
+  augment_config cfg;
+  cfg.batch = get("batch").get<int>();
+  cfg.height = point.contains("height") ? get("height").get<int>() : get("size").get<int>();
+  cfg.width = point.contains("width") ? get("width").get<int>() : get("size").get<int>();
+  cfg.channels = get("channels").get<int>();
+  cfg.crop = get("crop").get<int>();
+  cfg.resize = get("resize").get<int>();
+  cfg.degrees = get("degrees").get<double>();
+  cfg.interp = get("interp") == "bilinear" ? augment_interp::bilinear : augment_interp::nearest;
+  cfg.blur = get("blur").get<int>();
+  std::tie(cfg.sigma_lo, cfg.sigma_hi) = parse_sigma(get("sigma").get<std::string>());
+  // Through float, as the plan writes them: a point read back gives the numbers it ran with.
+  for (const auto& [key, out] : {std::pair{"mean", &cfg.mean}, std::pair{"std", &cfg.stddev}}) {
+    out->clear();
+    for (const double x : get(key).get<std::vector<double>>())
+      out->push_back(static_cast<float>(x));
+  }
+  cfg.out = *parse_dtype(get("out-dtype").get<std::string>());
+  return cfg;
+}
+
+augment_config default_augment_config() { return augment_config_from_point(json::object()); }
+
+benchmark make_augment_benchmark() {
+  benchmark b;
+  b.name = "augment";
+  b.summary = "image augmentation (crop, resize, rotate, blur, normalize): CPU vs GPU staged vs "
+              "GPU fused";
+  b.examples =
+      "Examples:\n"
+      "  gpubench augment\n"
+      "  gpubench augment --batch 32,256 --impl all\n"
+      "  gpubench augment --batch 32:256:x2 --out-dtype f16 --format json --output a.json\n"
+      "  gpubench augment --input photos/ --save-samples out/ --batch 8\n"
+      "  gpubench augment --size 512 --crop 224 --resize 224 --degrees 10 --interp bilinear\n"
+      "  gpubench augment --mean 123.7,116.3,103.5 --std 58.4,57.1,57.4 --cpu-only\n";
+  b.params = augment_param_table();
+  b.finish_point = finish_augment_point;
+  b.check_plan = check_augment_plan;
+  b.run_point = run_augment_point;
+  b.device_bytes = [](const json& point) {
+    return device_bytes_needed(make_augment_shape(augment_config_from_point(point)),
+                               impls_of(point), 0);
+  };
+  b.after_point.ratios = {
+      {"speedup_fused_vs_staged", "staged", "fused"},
+      {"speedup_fused_vs_cpu_reference", "cpu_reference", "fused"},
+      {"speedup_staged_vs_cpu_reference", "cpu_reference", "staged"},
+  };
+  b.after_point.peak_fraction_of = {"staged", "fused", "staged (batch)", "fused (batch)"};
+  b.after_point.verify_failure = "GPU output differs from the CPU reference";
+  b.summary_table = write_summary;
+  complete_declaration(b);
+  return b;
+}
+
+} // namespace gpubench

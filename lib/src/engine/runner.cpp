@@ -1,0 +1,285 @@
+#include "gpubench/engine/runner.hpp"
+
+#include "gpubench/cuda/error.hpp"
+#include "gpubench/cuda/fault_injection.hpp"
+#include "gpubench/engine/env.hpp"
+#include "gpubench/engine/errors.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <new>
+#include <optional>
+#include <string_view>
+#include <system_error>
+
+namespace gpubench {
+
+namespace {
+
+/// GPUBENCH_INJECT_FAULT=BENCHMARK:POINT[:KIND] (test-only, docs/reliability.md): in the
+/// POINT-th point of the run's plan (1-based), which must belong to BENCHMARK, KIND happens:
+/// illegal_address (the default) launches a kernel that faults on the point's device; bad_alloc
+/// throws std::bad_alloc as a failed host allocation would; thread_start restarts the CPU thread
+/// pool with its second thread failing to start (as under `ulimit -u` or a pids limit).
+enum class fault_kind { illegal_address, bad_alloc, thread_start };
+struct injected_fault {
+  std::string benchmark;
+  std::size_t point = 0;
+  fault_kind kind = fault_kind::illegal_address;
+};
+
+constexpr const char* inject_fault_variable = "GPUBENCH_INJECT_FAULT";
+
+/// The variable's value, checked for form; unset or empty means no injection.
+std::optional<injected_fault> fault_injection_from_env() {
+  const char* value = std::getenv(inject_fault_variable);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  const std::string_view text(value);
+  const auto colon = text.find(':');
+  injected_fault f;
+  std::string_view number = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  std::string_view kind;
+  if (const auto second = number.find(':'); second != std::string_view::npos) {
+    kind = number.substr(second + 1);
+    number = number.substr(0, second);
+  }
+  const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), f.point);
+  const bool kind_ok =
+      kind.empty() || kind == "illegal_address" || kind == "bad_alloc" || kind == "thread_start";
+  if (colon == std::string_view::npos || colon == 0 || number.empty() || ec != std::errc() ||
+      ptr != number.data() + number.size() || f.point == 0 || !kind_ok)
+    throw usage_error(fmt::format("{}: '{}' is not BENCHMARK:POINT[:KIND] (a benchmark, the "
+                                  "1-based index of a point in the run's plan and optionally "
+                                  "illegal_address, bad_alloc or thread_start, e.g. vecadd:2)",
+                                  inject_fault_variable, text.substr(0, 80)));
+  if (kind == "bad_alloc") f.kind = fault_kind::bad_alloc;
+  if (kind == "thread_start") f.kind = fault_kind::thread_start;
+  f.benchmark = std::string(text.substr(0, colon));
+  if (find_benchmark(f.benchmark) == nullptr) {
+    std::string known;
+    for (const auto& b : all_benchmarks()) known += (known.empty() ? "" : ", ") + b.name;
+    throw usage_error(fmt::format("{}: '{}' is not a benchmark; expected one of {}",
+                                  inject_fault_variable, f.benchmark, known));
+  }
+  return f;
+}
+
+/// The point must exist, belong to the benchmark named and run on a GPU.
+void check_fault_injection(const injected_fault& f, const std::vector<planned_point>& points) {
+  if (f.point > points.size())
+    throw usage_error(fmt::format("{}: point {} is beyond the plan, which has {} point{}",
+                                  inject_fault_variable, f.point, points.size(),
+                                  points.size() == 1 ? "" : "s"));
+  const planned_point& p = points[f.point - 1];
+  if (p.bench->name != f.benchmark)
+    throw usage_error(fmt::format("{}: point {} of the plan is a {} point, not {}",
+                                  inject_fault_variable, f.point, p.bench->name, f.benchmark));
+  if (f.kind == fault_kind::illegal_address && point_device(p.params) < 0)
+    throw usage_error(fmt::format("{}: point {} runs on the CPU only (--cpu-only); a device fault "
+                                  "needs a GPU",
+                                  inject_fault_variable, f.point));
+}
+
+/// Makes the test-only fault of GPUBENCH_INJECT_FAULT happen at the start of point `index`.
+void inject_fault(const injected_fault& f, const planned_point& p, std::size_t index,
+                  run_context& ctx) {
+  switch (f.kind) {
+  case fault_kind::illegal_address:
+    ctx.log("{}: launching the kernel fault_injection before point {} (test-only)",
+            inject_fault_variable, index);
+    cuda::inject_illegal_address(point_device(p.params));
+    return;
+  case fault_kind::bad_alloc:
+    ctx.log("{}: std::bad_alloc in point {} (test-only)", inject_fault_variable, index);
+    throw std::bad_alloc();
+  case fault_kind::thread_start:
+    ctx.log("{}: the CPU thread pool restarts in point {} and its second thread fails to start "
+            "(test-only)",
+            inject_fault_variable, index);
+    ctx.drop_cpu_pool();
+    thread_pool::fail_thread_start_for_testing(2);
+    return;
+  }
+}
+
+} // namespace
+
+void complete_point(const point_plumbing& plumbing, result& r, run_context& ctx, int device) {
+  if (r.verify.performed && !r.verify.passed && r.status == result_status::ok) {
+    r.status = result_status::failed;
+    r.reason = plumbing.verify_failure.empty() ? "verification failed" : plumbing.verify_failure;
+  }
+  for (auto& m : r.measurements) {
+    const bool wanted =
+        std::find(plumbing.peak_fraction_of.begin(), plumbing.peak_fraction_of.end(), m.name) !=
+        plumbing.peak_fraction_of.end();
+    // Only a measurement with samples: the peaks were measured (and cached) before it.
+    if (device >= 0 && wanted && !m.samples.empty())
+      add_peak_fractions(m, ctx.device_with_peaks(device));
+  }
+  for (const auto& ratio : plumbing.ratios) {
+    const auto* x = r.find(ratio.numerator);
+    const auto* y = r.find(ratio.denominator);
+    if (x != nullptr && y != nullptr && y->median() > 0)
+      r.derived[ratio.key] = x->median() / y->median();
+  }
+}
+
+std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
+                                       const common_options& opts) {
+  // A malformed test hook is a usage error before anything touches a device.
+  (void)fault_injection_from_env();
+  if (opts.cpu_only && !b.supports_cpu_only)
+    throw usage_error(fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU", b.name));
+  const auto points = b.plan(with_defaults(b, values), opts);
+  const std::vector<int> devices = opts.cpu_only ? std::vector<int>{-1} : opts.devices;
+  if (points.size() * devices.size() > max_points)
+    throw usage_error(fmt::format("{}: the sweep has {} points, more than the limit of {}; split "
+                                  "it into several runs",
+                                  b.name, points.size() * devices.size(), max_points));
+  std::vector<planned_point> out;
+  for (const int d : devices)
+    for (const auto& p : points) {
+      planned_point pp{&b, p};
+      pp.params["device"] = d;
+      out.push_back(std::move(pp));
+    }
+  return out;
+}
+
+namespace {
+
+std::string point_label(const planned_point& p) {
+  std::string s = p.bench->name;
+  for (const auto& [k, v] : p.params.items())
+    if (k != "device")
+      s += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
+  return s;
+}
+
+/// A measurement interrupted (SIGINT) before its first sample has no data: its statistics would
+/// read as 0 s, and the point's derived figures (speedups, rates) are computed from them. Such
+/// measurements are dropped, with the point's derived figures; a point left without any
+/// measurement (or stopped by the signal before it measured anything), and otherwise ok, is
+/// reported skipped with the reason.
+void drop_unsampled(result& r) {
+  std::string dropped;
+  for (const auto& m : r.measurements)
+    if (m.samples.empty()) dropped += (dropped.empty() ? "" : ", ") + m.name;
+  if (!dropped.empty()) {
+    std::erase_if(r.measurements, [](const measurement& m) { return m.samples.empty(); });
+    r.derived = nlohmann::json::object();
+  }
+  // Nothing measured: dropped above, or the signal stopped the benchmark before it measured.
+  if (!r.measurements.empty() || r.status != result_status::ok ||
+      (dropped.empty() && !interrupt_requested()))
+    return;
+  r.status = result_status::skipped;
+  r.derived = nlohmann::json::object();
+  if (dropped.empty())
+    r.reason =
+        fmt::format("interrupted ({}) before the first measurement", interrupt_signal_name());
+  else if (interrupt_requested())
+    r.reason = fmt::format("interrupted ({}) before the first sample of {}",
+                           interrupt_signal_name(), dropped);
+  else
+    r.reason = fmt::format("no sample was taken of {}", dropped);
+}
+
+result failed_point(const planned_point& p, result_status status, std::string reason) {
+  result r;
+  r.benchmark = p.bench->name;
+  r.params = p.params;
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
+
+} // namespace
+
+run_report execute(const std::vector<planned_point>& points, run_context& ctx,
+                   const std::vector<std::string>& argv, point_observer* observer) {
+  using clock = std::chrono::steady_clock;
+  const auto inject = fault_injection_from_env();
+  if (inject) check_fault_injection(*inject, points);
+  defer_interrupts(); // from here on a signal stops the run and the results so far are written
+  run_report rep;
+  rep.meta = collect_meta(argv);
+  const auto started = clock::now();
+  const auto stop_incomplete = [&](std::string why) {
+    rep.meta.incomplete = true;
+    rep.meta.incomplete_reason = std::move(why);
+  };
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    if (interrupt_requested()) {
+      stop_incomplete(fmt::format("interrupted ({}) after {} of {} points", interrupt_signal_name(),
+                                  i, points.size()));
+      break;
+    }
+    const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
+    const std::string eta =
+        i == 0 ? ""
+               : fmt::format(", ETA {:.0f} s", elapsed / static_cast<double>(i) *
+                                                   static_cast<double>(points.size() - i));
+    ctx.progress(i + 1, points.size(),
+                 fmt::format("{} (elapsed {:.0f} s{})", point_label(p), elapsed, eta));
+    if (observer != nullptr) observer->before_point(i);
+    result r;
+    bool stop = false;
+    try {
+      if (inject && inject->point == i + 1) inject_fault(*inject, p, i + 1, ctx);
+      r = p.bench->run_point(p.params, ctx);
+      drop_unsampled(r);
+    }
+    // The error policy: whatever fails inside one point is recorded with that point, the results
+    // so far are kept and the sweep goes on; only a poisoned CUDA context stops it. Input errors
+    // (usage_error) and a missing device are not about one point and still end the run.
+    catch (const cuda::out_of_memory_error& e) {
+      r = failed_point(p, result_status::skipped, fmt::format("out of memory: {}", e.what()));
+    } catch (const cuda::cuda_error& e) {
+      r = failed_point(p, result_status::error, e.what());
+      if (e.sticky()) {
+        stop = true;
+        stop_incomplete(fmt::format("CUDA error in {}: {}", point_label(p), e.what()));
+      }
+    } catch (const host_memory_error& e) {
+      r = failed_point(p, result_status::skipped, fmt::format("out of host memory: {}", e.what()));
+    } catch (const std::bad_alloc&) {
+      r = failed_point(p, result_status::skipped,
+                       "out of host memory: an allocation failed (std::bad_alloc)");
+    } catch (const point_error& e) {
+      r = failed_point(p, result_status::error, e.what());
+    } catch (const std::system_error& e) {
+      r = failed_point(p, result_status::error, fmt::format("system error: {}", e.what()));
+    } catch (const std::logic_error& e) {
+      // A launcher that refuses its arguments (std::invalid_argument from cuda/): a defect or a
+      // combination the kernels do not offer, of this point only.
+      r = failed_point(p, result_status::error, fmt::format("invalid argument: {}", e.what()));
+    }
+    r.benchmark = p.bench->name;
+    r.device = point_device(p.params);
+    r.params.erase("device");
+    ctx.log_verbose("point {}/{}: {}: {}{} after {:.1f} s", i + 1, points.size(), point_label(p),
+                    to_string(r.status), r.reason.empty() ? "" : " (" + r.reason + ")",
+                    std::chrono::duration<double>(clock::now() - started).count() - elapsed);
+    if (observer != nullptr) observer->after_point(i, r);
+    rep.results.push_back(std::move(r));
+    if (stop) break;
+    if (interrupt_requested()) {
+      stop_incomplete(fmt::format("interrupted ({}) after {} of {} points", interrupt_signal_name(),
+                                  i + 1, points.size()));
+      break;
+    }
+  }
+  ctx.end_progress();
+  // After a sticky error the context is unusable; the devices seen so far are still recorded.
+  rep.devices = ctx.devices_used();
+  return rep;
+}
+
+} // namespace gpubench

@@ -1,0 +1,313 @@
+// The pipeline's two stages and the modes that schedule them. Dependencies between the stages are
+// events both ways: B(t) waits for A(t) (a_done), and A(t + depth) waits for B(t) (b_done), which
+// last read the buffer A(t + depth) overwrites. Every run forks from and joins back to the caller's
+// stream, so a run depends on earlier runs only through that join; inside a run only events
+// recorded in the same run are waited on, which is what lets a run be captured as a CUDA graph.
+#include "gpubench/cuda/stream.hpp"
+#include "gpubench/pipeline/pipeline.hpp"
+#include "gpubench/pipeline/pipeline_loader.hpp"
+#include "gpubench/pipeline/pipeline_stages.hpp"
+
+#include <map>
+
+namespace gpubench {
+
+struct pipeline_engine::state {
+  pipeline_config cfg;
+  std::uint64_t seed;
+  thread_pool& pool;
+  int depth;
+  std::uint64_t step = 0;   ///< next step whose stage B runs; its stage A is done
+  std::uint64_t a_only = 0; ///< step counter of stage_a_only
+  std::uint64_t b_only = 0;
+
+  cuda::stream sa;
+  /// Stage B (the step that consumes a batch) is the critical path of the pipeline: its kernels
+  /// go first when both stages compete for the SMs, and stage A fills the gaps.
+  cuda::stream sb{cuda::stream_priority::high};
+  cuda::blas_handle blas_a;
+  cuda::blas_handle blas_b;
+  /// Events of one run: eager runs and graph captures use separate sets, so that no event is
+  /// both recorded into a graph and waited on outside it.
+  struct event_set {
+    cuda::event fork{false};
+    cuda::event join_a{false};
+    cuda::event join_b{false};
+    std::vector<cuda::event> a_done; ///< A(t) wrote slot t % depth
+    std::vector<cuda::event> b_done; ///< B(t) finished reading slot t % depth
+    cuda::event b_narrow{false};     ///< augment-train: B(t) reached its narrow kernels
+  };
+  event_set eager;
+  event_set captured;
+  std::vector<cuda::event> uploaded;      ///< cpu-augment: the host ring entry may be overwritten
+  std::map<int, cuda::graph_exec> graphs; ///< by phase (start step % depth)
+
+  std::vector<cuda::device_buffer<float>> slots; ///< augmented batches or encoder features
+  std::unique_ptr<pipeline_stages> stages;
+  std::vector<cuda::pinned_buffer<float>> host_augmented; ///< cpu-augment's host ring
+  std::unique_ptr<cpu_loader> loader;
+
+  state(const pipeline_config& c, std::uint64_t s, thread_pool& p)
+      : cfg(c), seed(s), pool(p), depth(c.depth) {
+    for (int k = 0; k < depth; ++k)
+      for (auto* e : {&eager, &captured}) {
+        e->a_done.emplace_back(false);
+        e->b_done.emplace_back(false);
+      }
+    for (int k = 0; k < depth; ++k) uploaded.emplace_back(false);
+  }
+
+  [[nodiscard]] int ring(std::uint64_t t) const noexcept {
+    return static_cast<int>(t % static_cast<std::uint64_t>(depth));
+  }
+  cuda::mlp& trained() { return stages->trained(); }
+
+  void setup() {
+    // The slots first, then the scenario's buffers: the allocation order of the single-file
+    // engine, so the buffers keep their places in device memory.
+    const std::size_t slot_floats = pipeline_slot_floats(cfg);
+    for (int k = 0; k < depth; ++k) slots.emplace_back(slot_floats);
+    stages = make_pipeline_stages(cfg, seed, pool);
+    if (stages->augments() && cfg.has(pipeline_mode::cpu_augment)) {
+      for (int k = 0; k < depth; ++k) host_augmented.emplace_back(slot_floats);
+      loader = std::make_unique<cpu_loader>([this](std::uint64_t t) { produce_cpu(t); });
+    }
+    trained().set_params(stages->initial_params().data());
+    // The copies above ran on the legacy stream, which does not order the non-blocking streams
+    // the stages run on.
+    GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  }
+
+  // ---- the stages ---------------------------------------------------------------------------
+
+  /// Stage A of step t into slot t % depth, on its own (the pipelined modes call its two halves).
+  void stage_a(std::uint64_t t, cudaStream_t s) {
+    if (stages->augments()) upload_images(t, s);
+    compute_a(t, s, false);
+  }
+
+  /// augment-train, the first half of stage A: step t's uint8 batch onto the device.
+  void upload_images(std::uint64_t t, cudaStream_t s) { stages->upload(ring(t), s); }
+
+  /// The rest of stage A, the part that writes slot t % depth: the augment kernel, or the
+  /// encoder's forward pass.
+  void compute_a(std::uint64_t t, cudaStream_t s, bool beside_b) {
+    const int k = ring(t);
+    stages->compute_a(k, slots[k].data(), blas_a, s, beside_b);
+  }
+
+  /// Stage B of step t, reading slot t % depth. augment-train records `narrow` (when given) where
+  /// the training step leaves most SMs idle (mlp::train_step).
+  void stage_b(std::uint64_t t, cudaStream_t s, cudaEvent_t narrow = nullptr) {
+    const int k = ring(t);
+    stages->stage_b(k, slots[k].data(), blas_b, s, narrow);
+  }
+
+  /// CPU augment of step t's batch into the host ring (the loader thread's work). The host entry
+  /// was last uploaded for step t - depth: wait for that upload before overwriting it.
+  void produce_cpu(std::uint64_t t) {
+    const int k = ring(t);
+    uploaded[k].synchronize();
+    stages->cpu_stage_a(k, host_augmented[k].data(), pool);
+  }
+
+  void upload_cpu(std::uint64_t t, cudaStream_t s) {
+    const int k = ring(t);
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(slots[k].data(), host_augmented[k].data(),
+                                      slots[k].size() * sizeof(float), cudaMemcpyHostToDevice, s));
+  }
+
+  // ---- the modes ----------------------------------------------------------------------------
+
+  void bind(cudaStream_t a, cudaStream_t b) {
+    blas_a.bind(a);
+    blas_b.bind(b);
+  }
+
+  /// Serial: B(t) then A(t + 1), all on `main`.
+  void run_serial(std::uint64_t s0, int n, cudaStream_t main) {
+    bind(main, main);
+    for (int j = 0; j < n; ++j) {
+      stage_b(s0 + j, main);
+      stage_a(s0 + j + 1, main);
+    }
+  }
+
+  /// Two streams; `cpu` makes stage A the upload of a batch the loader augmented on the CPU.
+  void run_streams(std::uint64_t s0, int n, cudaStream_t main, bool cpu, event_set& ev) {
+    const cudaStream_t a = sa.get();
+    const cudaStream_t b = sb.get();
+    bind(a, b);
+    ev.fork.record(main);
+    ev.fork.wait_on(a);
+    ev.fork.wait_on(b);
+    const bool gpu_augment = stages->augments() && !cpu;
+    for (int j = 0; j < n; ++j) {
+      const std::uint64_t t = s0 + j;
+      // A(s0) completed before this run (the fork orders it); later A's were recorded here.
+      if (j > 0) ev.a_done[ring(t)].wait_on(b);
+      stage_b(t, b, gpu_augment ? ev.b_narrow.get() : nullptr);
+      ev.b_done[ring(t)].record(b);
+      const std::uint64_t next = t + 1;
+      // A(next) overwrites the slot B(next - depth) read; only wait when that B is in this run.
+      const bool wait_slot = next >= s0 + static_cast<std::uint64_t>(depth);
+      if (cpu) {
+        if (wait_slot) ev.b_done[ring(next)].wait_on(a);
+        loader->wait_ready(next);
+        upload_cpu(next, a);
+        uploaded[ring(next)].record(a);
+        loader->allow(next + static_cast<std::uint64_t>(depth) + 1);
+      } else {
+        // augment-train's upload writes only the uint8 input buffer, which the previous augment
+        // (earlier on this stream) has read: it goes ahead without waiting for stage B, and the
+        // copy engine works during B(t - 1) and B(t). The augment kernel waits for the slot and
+        // then for the point of B(t) where the training step's kernels are smallest (its output
+        // layer and the start of the backward pass), where it costs B least (docs/pipeline.md).
+        if (gpu_augment) upload_images(next, a);
+        if (wait_slot) ev.b_done[ring(next)].wait_on(a);
+        if (gpu_augment) ev.b_narrow.wait_on(a);
+        compute_a(next, a, true);
+      }
+      ev.a_done[ring(next)].record(a);
+    }
+    ev.join_a.record(a);
+    ev.join_b.record(b);
+    ev.join_a.wait_on(main);
+    ev.join_b.wait_on(main);
+  }
+
+  void capture_graphs(cudaStream_t main) {
+    if (!graphs.empty()) return;
+    for (int phase = 0; phase < depth; ++phase) {
+      cudaGraph_t g = nullptr;
+      GPUBENCH_CUDA_TRY(cudaStreamBeginCapture(main, cudaStreamCaptureModeThreadLocal));
+      try {
+        run_streams(static_cast<std::uint64_t>(phase), cfg.steps, main, false, captured);
+      } catch (...) {
+        if (cudaStreamEndCapture(main, &g) == cudaSuccess && g != nullptr) cudaGraphDestroy(g);
+        throw;
+      }
+      GPUBENCH_CUDA_TRY(cudaStreamEndCapture(main, &g));
+      graphs.emplace(phase, cuda::graph_exec(g));
+    }
+  }
+};
+
+pipeline_engine::pipeline_engine(const pipeline_config& cfg, std::uint64_t seed, thread_pool& pool)
+    : st_(std::make_unique<state>(cfg, seed, pool)) {
+  st_->setup();
+}
+
+pipeline_engine::~pipeline_engine() {
+  if (st_->loader) st_->loader->quiesce();
+  GPUBENCH_CUDA_CHECK_NOTHROW(cudaDeviceSynchronize());
+}
+
+std::uint64_t pipeline_engine::step() const noexcept { return st_->step; }
+
+void pipeline_engine::reset_weights() {
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  st_->trained().set_params(st_->stages->initial_params().data());
+  st_->step = 0;
+}
+
+void pipeline_engine::start(pipeline_mode mode, cudaStream_t main) {
+  auto& s = *st_;
+  if (s.loader) s.loader->quiesce();
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  if (mode == pipeline_mode::cpu_augment) {
+    s.loader->reset(s.step, s.step + static_cast<std::uint64_t>(s.depth));
+    s.loader->wait_ready(s.step);
+    s.upload_cpu(s.step, main);
+    s.uploaded[s.ring(s.step)].record(main);
+    s.loader->allow(s.step + static_cast<std::uint64_t>(s.depth) + 1);
+  } else {
+    s.bind(main, main);
+    s.stage_a(s.step, main);
+    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+    // Captured after an eager stage A and B (verification runs serial first): launchers that
+    // set kernel attributes on first use have done so outside the capture.
+    if (mode == pipeline_mode::graph) s.capture_graphs(main);
+  }
+  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+}
+
+void pipeline_engine::run(pipeline_mode mode, int n, cudaStream_t main) {
+  auto& s = *st_;
+  switch (mode) {
+  case pipeline_mode::serial: s.run_serial(s.step, n, main); break;
+  case pipeline_mode::streams: s.run_streams(s.step, n, main, false, s.eager); break;
+  case pipeline_mode::cpu_augment: s.run_streams(s.step, n, main, true, s.eager); break;
+  case pipeline_mode::graph:
+    if (n == s.cfg.steps && !s.graphs.empty())
+      s.graphs.at(s.ring(s.step)).launch(main);
+    else
+      s.run_streams(s.step, n, main, false, s.eager);
+    break;
+  }
+  s.step += static_cast<std::uint64_t>(n);
+}
+
+void pipeline_engine::run_cpu_serial(int n, cudaStream_t main) {
+  auto& s = *st_;
+  if (s.loader) s.loader->quiesce();
+  s.bind(main, main);
+  for (int j = 0; j < n; ++j) {
+    const std::uint64_t t = s.step + static_cast<std::uint64_t>(j);
+    s.stage_b(t, main);
+    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main)); // the host ring entry is free again
+    const int k = s.ring(t + 1);
+    s.stages->cpu_stage_a(k, s.host_augmented[k].data(), s.pool);
+    s.upload_cpu(t + 1, main);
+    s.uploaded[k].record(main);
+  }
+  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+  s.step += static_cast<std::uint64_t>(n);
+}
+
+void pipeline_engine::stage_a_only(int n, cudaStream_t main) {
+  auto& s = *st_;
+  s.bind(main, main);
+  for (int j = 0; j < n; ++j) s.stage_a(s.a_only++, main);
+}
+
+void pipeline_engine::stage_b_only(int n, cudaStream_t main) {
+  auto& s = *st_;
+  s.bind(main, main);
+  for (int j = 0; j < n; ++j) s.stage_b(s.b_only++, main);
+}
+
+void pipeline_engine::cpu_stage_a_only(int n, cudaStream_t main) {
+  auto& s = *st_;
+  if (s.loader) s.loader->quiesce();
+  for (int j = 0; j < n; ++j) {
+    const std::uint64_t t = s.a_only++;
+    const int k = s.ring(t);
+    s.stages->cpu_stage_a(k, s.host_augmented[k].data(), s.pool);
+    s.upload_cpu(t, main);
+    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+  }
+}
+
+std::vector<float> pipeline_engine::trained_weights() const { return st_->trained().get_params(); }
+
+std::vector<float> pipeline_engine::gpu_augmented_batch(cudaStream_t main) {
+  auto& s = *st_;
+  if (s.loader) s.loader->quiesce(); // the caller may use the thread pool next
+  s.stage_a(0, main);
+  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+  std::vector<float> out(pipeline_slot_floats(s.cfg));
+  GPUBENCH_CUDA_TRY(cudaMemcpy(out.data(), s.slots[0].data(), out.size() * sizeof(float),
+                               cudaMemcpyDeviceToHost));
+  return out;
+}
+
+std::vector<float> pipeline_engine::cpu_augmented_batch() {
+  auto& s = *st_;
+  if (s.loader) s.loader->quiesce(); // one user of the thread pool at a time
+  std::vector<float> out(pipeline_slot_floats(s.cfg));
+  s.stages->cpu_stage_a(0, out.data(), s.pool);
+  return out;
+}
+
+} // namespace gpubench

@@ -1,0 +1,600 @@
+// compare: results matched by benchmark, identity parameters and device across the runs of each
+// side; each measurement judged by the interval of its shift (gate_stats.hpp) against the
+// threshold. The output writers are in compare_output.cpp.
+#include "gpubench/results/compare.hpp"
+#include "gpubench/scale/multi_gpu_report.hpp"
+
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/input/run_file.hpp"
+#include "gpubench/input/sizes.hpp"
+#include "gpubench/input/untrusted_file.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <new>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+namespace gpubench {
+namespace {
+
+using nlohmann::json;
+
+double median_of(std::span<const double> values) {
+  std::vector<double> v(values.begin(), values.end());
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  if (n == 0) return 0;
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string device_name(const run_report& r, int id) {
+  if (id < 0) return "cpu";
+  for (const auto& d : r.devices) {
+    if (d.info.id == id) return d.info.name;
+  }
+  return fmt::format("device {}", id);
+}
+
+std::set<std::string> gpu_models(const run_report& r) {
+  std::set<std::string> names;
+  for (const auto& res : r.results) {
+    if (res.device >= 0) names.insert(device_name(r, res.device));
+  }
+  return names;
+}
+
+bool has_samples(const result& r) {
+  return r.status == result_status::ok || r.status == result_status::failed;
+}
+
+const std::set<std::string>& flagged_flags() {
+  static const std::set<std::string> f{"thermal", "hw_slowdown", "contention"};
+  return f;
+}
+
+/// One result of one run of a side.
+struct occurrence {
+  std::size_t run = 0; ///< index among the side's runs
+  const result_file* file = nullptr;
+  const result* res = nullptr;
+  const json* raw = nullptr; ///< the result's JSON, when the file's array lines up
+};
+
+struct side_index {
+  std::vector<std::string> keys; ///< in order of first appearance
+  std::map<std::string, std::vector<occurrence>> by_key;
+  std::size_t runs = 0;
+};
+
+std::string key_of(const result_file& f, const result& res, bool ignore_device) {
+  const auto device =
+      (ignore_device && res.device >= 0) ? std::string("gpu") : device_name(f.report, res.device);
+  // Multi-GPU (issue 16): the results of a merged job are matched rank by rank.
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}", res.benchmark, identity_params(res.params).dump(),
+                     device, res.rank);
+}
+
+/// Runs are the files of a side and, within a file, its "repeat" tags (gpubench run --repeat).
+side_index index_side(std::span<const result_file> files, bool ignore_device) {
+  side_index s;
+  for (const auto& f : files) {
+    const json* raw_results = nullptr;
+    if (f.raw.is_object() && f.raw.contains("results") && f.raw["results"].is_array() &&
+        f.raw["results"].size() == f.report.results.size())
+      raw_results = &f.raw["results"];
+    std::map<long long, std::size_t> run_of_repeat;
+    for (std::size_t i = 0; i < f.report.results.size(); ++i) {
+      const json* raw = raw_results != nullptr ? &(*raw_results)[i] : nullptr;
+      long long repeat = 0;
+      if (raw != nullptr && raw->is_object() && raw->contains("repeat") &&
+          (*raw)["repeat"].is_number_integer())
+        repeat = (*raw)["repeat"].get<long long>();
+      const auto [it, fresh] = run_of_repeat.try_emplace(repeat, s.runs);
+      if (fresh) ++s.runs;
+      const auto& res = f.report.results[i];
+      const auto key = key_of(f, res, ignore_device);
+      auto& list = s.by_key[key];
+      if (list.empty()) s.keys.push_back(key);
+      list.push_back({it->second, &f, &res, raw});
+    }
+  }
+  return s;
+}
+
+std::string describe(const occurrence& o) {
+  return fmt::format("{} [{}{}] {}", o.res->benchmark, device_name(o.file->report, o.res->device),
+                     rank_suffix(*o.res), describe_params(o.res->params));
+}
+
+bool on_clock(const measurement& m, const std::string& clock) {
+  return clock.empty() || clock == (m.clock == clock_kind::gpu ? "gpu" : "host");
+}
+
+const json* raw_measurement(const occurrence& o, const std::string& name) {
+  if (o.raw == nullptr || !o.raw->contains("measurements") || !(*o.raw)["measurements"].is_array())
+    return nullptr;
+  for (const auto& m : (*o.raw)["measurements"])
+    if (m.is_object() && m.value("name", "") == name) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> measurement_names(const std::vector<occurrence>& occ,
+                                           const std::string& clock) {
+  std::vector<std::string> names;
+  for (const auto& o : occ)
+    for (const auto& m : o.res->measurements)
+      if (on_clock(m, clock) && std::find(names.begin(), names.end(), m.name) == names.end())
+        names.push_back(m.name);
+  return names;
+}
+
+side_environment environment_of(std::span<const result_file> files, std::size_t runs) {
+  side_environment e;
+  e.runs = runs;
+  std::set<std::string> gpus;
+  std::set<std::string> flags;
+  std::vector<double> sm;
+  std::vector<double> mem;
+  for (const auto& f : files) {
+    e.files.push_back(f.path);
+    for (const auto& g : gpu_models(f.report)) gpus.insert(g);
+    if (!f.raw.is_object() || !f.raw.contains("results") || !f.raw["results"].is_array()) continue;
+    for (const auto& r : f.raw["results"]) {
+      if (!r.is_object() || !r.contains("measurements") || !r["measurements"].is_array()) continue;
+      for (const auto& m : r["measurements"]) {
+        if (!m.is_object() || !m.contains("telemetry") || !m["telemetry"].is_object()) continue;
+        const auto& t = m["telemetry"];
+        if (t.contains("flags") && t["flags"].is_array())
+          for (const auto& x : t["flags"])
+            if (x.is_string()) flags.insert(x.get<std::string>());
+        const auto clock_median = [&](const char* key, std::vector<double>& into) {
+          if (t.contains(key) && t[key].is_object() && t[key].contains("median") &&
+              t[key]["median"].is_number())
+            into.push_back(t[key]["median"].get<double>());
+        };
+        clock_median("sm_clock_mhz", sm);
+        clock_median("mem_clock_mhz", mem);
+      }
+    }
+  }
+  e.gpus.assign(gpus.begin(), gpus.end());
+  e.flags.assign(flags.begin(), flags.end());
+  if (!sm.empty()) e.sm_clock_mhz = median_of(sm);
+  if (!mem.empty()) e.mem_clock_mhz = median_of(mem);
+  if (!files.empty()) {
+    const auto& m = files.front().report.meta;
+    e.driver = m.cuda_driver;
+    e.runtime = m.cuda_runtime;
+    e.git = m.git;
+    e.host = m.host.name;
+    e.started_at = m.started_at;
+  }
+  for (const auto& f : files) {
+    if (f.raw.is_object() && f.raw.contains("meta") && f.raw["meta"].is_object() &&
+        f.raw["meta"].contains("test_slowdown")) {
+      const auto& t = f.raw["meta"]["test_slowdown"];
+      e.test_slowdown = t.is_string() ? t.get<std::string>() : t.dump();
+      break;
+    }
+  }
+  return e;
+}
+
+std::set<std::string> flagged(const side_environment& e) {
+  std::set<std::string> out;
+  for (const auto& f : e.flags)
+    if (flagged_flags().count(f) != 0) out.insert(f);
+  return out;
+}
+
+/// Refuses what is not comparable (exit 2) unless forced; forced differences become warnings.
+void check_environments(comparison& c, const compare_options& opts) {
+  const auto& b = c.base_env;
+  const auto& n = c.new_env;
+  const auto refuse = [&](const std::string& what, bool allowed,
+                          const char* hint = "pass --force to compare them anyway") {
+    if (!allowed) throw usage_error(what + "; " + hint);
+    c.warnings.push_back(what + " (compared anyway: --force)");
+  };
+  if (!b.gpus.empty() && !n.gpus.empty() && b.gpus != n.gpus) {
+    refuse(fmt::format("BASE ran on {} but NEW on {}: timings from different GPU models are not "
+                       "comparable",
+                       fmt::join(b.gpus, ", "), fmt::join(n.gpus, ", ")),
+           opts.force || opts.allow_device_mismatch,
+           "pass --allow-device-mismatch (or --force) to compare them anyway");
+  }
+  if (!b.driver.empty() && !n.driver.empty() && b.driver != n.driver) {
+    refuse(
+        fmt::format("BASE ran with CUDA driver {} but NEW with {}: a driver change moves timings",
+                    b.driver, n.driver),
+        opts.force);
+  }
+  const auto bf = flagged(b);
+  const auto nf = flagged(n);
+  if (bf != nf) {
+    refuse(fmt::format("telemetry flags differ: BASE [{}], NEW [{}] (thermal, hw_slowdown or "
+                       "contention on one side only: that side's timings are not representative)",
+                       fmt::join(bf, ", "), fmt::join(nf, ", ")),
+           opts.force);
+  }
+  for (const auto* e : {&b, &n}) {
+    if (!e->test_slowdown.empty())
+      c.warnings.push_back(fmt::format(
+          "{} was run with the test-only GPUBENCH_TEST_SLOWDOWN={} (a deliberate delay)",
+          e == &b ? "BASE" : "NEW", e->test_slowdown));
+  }
+}
+
+std::vector<double> logs_of(std::span<const double> v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (const double x : v)
+    if (x > 0 && std::isfinite(x)) out.push_back(std::log(x));
+  return out;
+}
+
+} // namespace
+
+run_report load_report(const std::string& path) {
+  // Bounded in size, type and depth (untrusted_file.hpp): params, details and derived are kept
+  // as any JSON and serialized later, which must stay shallow.
+  const json j = load_untrusted_json(path, "result file");
+  try {
+    return report_from_json(j);
+  } catch (const usage_error& e) {
+    throw usage_error(fmt::format("{}: {}", clip(path, 200), e.what()));
+  } catch (const std::bad_alloc&) {
+    throw usage_error(fmt::format("{}: out of memory while loading the result file", clip(path)));
+  }
+}
+
+run_report merge_reports(std::span<const run_report> reports) {
+  if (reports.empty()) return {};
+  run_report merged;
+  merged.meta = reports.front().meta;
+  for (const auto& r : reports) {
+    std::map<int, int> renumber;
+    for (const auto& d : r.devices) {
+      const auto same =
+          std::find_if(merged.devices.begin(), merged.devices.end(), [&](const auto& m) {
+            return m.info.id == d.info.id && m.info.name == d.info.name &&
+                   m.info.pci_bus_id == d.info.pci_bus_id;
+          });
+      if (same != merged.devices.end()) {
+        renumber[d.info.id] = d.info.id;
+        continue;
+      }
+      int id = d.info.id;
+      const bool taken = std::any_of(merged.devices.begin(), merged.devices.end(),
+                                     [&](const auto& m) { return m.info.id == id; });
+      if (taken) {
+        for (const auto& m : merged.devices) id = std::max(id, m.info.id + 1);
+      }
+      renumber[d.info.id] = id;
+      merged.devices.push_back(d);
+      merged.devices.back().info.id = id;
+    }
+    for (const auto& res : r.results) {
+      merged.results.push_back(res);
+      const auto it = renumber.find(res.device);
+      if (it != renumber.end()) merged.results.back().device = it->second;
+    }
+    if (&r != &reports.front() && r.meta.incomplete) {
+      merged.meta.incomplete = true;
+      if (!merged.meta.incomplete_reason.empty()) merged.meta.incomplete_reason += "; ";
+      merged.meta.incomplete_reason += r.meta.incomplete_reason;
+    }
+  }
+  // Multi-GPU (issue 16): one job's rank records and aggregates stay; several jobs' do not add up.
+  if (reports.size() == 1) {
+    merged.ranks = reports.front().ranks;
+    merged.aggregate = reports.front().aggregate;
+  }
+  return merged;
+}
+
+rank_test mann_whitney_u(std::span<const double> a, std::span<const double> b) {
+  rank_test t;
+  const std::size_t n1 = a.size();
+  const std::size_t n2 = b.size();
+  if (n1 == 0 || n2 == 0) return t;
+  const std::size_t n = n1 + n2;
+  // (value, from a) sorted by value; tied values share the mean of their ranks.
+  std::vector<std::pair<double, bool>> all;
+  all.reserve(n);
+  for (const double v : a) all.emplace_back(v, true);
+  for (const double v : b) all.emplace_back(v, false);
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  double rank_sum_a = 0;
+  double tie_term = 0; // sum of t^3 - t over groups of t tied values
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && all[j].first == all[i].first) ++j;
+    const double mean_rank = 0.5 * static_cast<double>(i + 1 + j); // ranks i+1 .. j
+    for (std::size_t k = i; k < j; ++k) {
+      if (all[k].second) rank_sum_a += mean_rank;
+    }
+    const auto t_count = static_cast<double>(j - i);
+    tie_term += t_count * t_count * t_count - t_count;
+    i = j;
+  }
+  const auto dn1 = static_cast<double>(n1);
+  const auto dn2 = static_cast<double>(n2);
+  const auto dn = static_cast<double>(n);
+  t.u = rank_sum_a - dn1 * (dn1 + 1) / 2;
+  const double mean_u = dn1 * dn2 / 2;
+  const double var_u = dn1 * dn2 / 12.0 * ((dn + 1) - (n > 1 ? tie_term / (dn * (dn - 1)) : 0.0));
+  if (var_u <= 0) return t; // every value tied: no evidence of a difference
+  const double d = t.u - mean_u;
+  const double corrected = std::max(std::abs(d) - 0.5, 0.0);
+  t.z = std::copysign(corrected, d) / std::sqrt(var_u);
+  t.p_value = std::min(1.0, std::erfc(std::abs(t.z) / std::sqrt(2.0)));
+  return t;
+}
+
+double parse_percentage(std::string_view text, std::string_view option) {
+  std::string s(text);
+  if (!s.empty() && s.back() == '%') s.pop_back();
+  double pct = -1;
+  try {
+    pct = parse_number(s, option); // the rules of every number gpubench reads
+  } catch (const usage_error&) {
+    pct = -1;
+  }
+  if (s.empty() || !std::isfinite(pct) || pct < 0 || pct >= 1000) {
+    throw usage_error(
+        fmt::format("{}: '{}' is not a percentage; expected e.g. 5% or 2.5", option, clip(text)));
+  }
+  return pct / 100.0;
+}
+
+std::string_view to_string(verdict v) noexcept {
+  switch (v) {
+  case verdict::faster: return "faster";
+  case verdict::slower: return "slower";
+  case verdict::same: return "same";
+  case verdict::inconclusive: return "inconclusive";
+  }
+  return "inconclusive";
+}
+
+json identity_params(const json& params) {
+  if (!params.is_object()) return params;
+  json p = params;
+  p.erase("save-samples");
+  p.erase("output");
+  if (p.contains("input")) p["input"] = "(folder)";
+  return p;
+}
+
+result_file load_result_file(const std::string& path) {
+  result_file f;
+  f.path = path;
+  f.report = load_report(path);
+  // Parsed twice (the model above, the raw JSON here): files are small and this keeps
+  // load_report the one place that validates them.
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  f.raw = json::parse(buffer.str(), nullptr, false);
+  if (f.raw.is_discarded()) f.raw = json::object();
+  return f;
+}
+
+result_file as_result_file(const run_report& r, std::string label) {
+  return {std::move(label), r, to_json(r)};
+}
+
+measurement_verdict judge_runs(const std::vector<std::vector<double>>& base,
+                               const std::vector<std::vector<double>>& candidate,
+                               const compare_options& opts, double threshold) {
+  measurement_verdict v;
+  std::vector<double> base_medians;
+  std::vector<double> new_medians;
+  std::vector<double> base_all;
+  std::vector<double> new_all;
+  for (const auto& r : base) {
+    if (r.empty()) continue;
+    base_medians.push_back(median_of(r));
+    base_all.insert(base_all.end(), r.begin(), r.end());
+  }
+  for (const auto& r : candidate) {
+    if (r.empty()) continue;
+    new_medians.push_back(median_of(r));
+    new_all.insert(new_all.end(), r.begin(), r.end());
+  }
+  v.base_runs = base_medians.size();
+  v.new_runs = new_medians.size();
+  v.lo = -std::numeric_limits<double>::infinity();
+  v.hi = std::numeric_limits<double>::infinity();
+  v.base_median = median_of(base_medians);
+  v.new_median = median_of(new_medians);
+  v.between_runs = v.base_runs >= 2 && v.new_runs >= 2;
+  const double allowance = v.between_runs ? 0.0 : opts.run_noise;
+  v.limit = threshold + allowance;
+  if (base_medians.empty() || new_medians.empty()) {
+    v.note = "no samples on a side";
+    return v;
+  }
+  if (v.base_median > 0) v.change = v.new_median / v.base_median - 1;
+  if (!(v.base_median > 0) || !(v.new_median > 0) || !std::isfinite(v.new_median)) {
+    v.note = "a median is not a positive time";
+    return v;
+  }
+  if (!v.between_runs && (base_all.size() < 2 || new_all.size() < 2)) {
+    v.note = "fewer than 2 samples on a side: no interval possible";
+    return v;
+  }
+  v.p_value = mann_whitney_u(new_all, base_all).p_value;
+  const auto a = logs_of(v.between_runs ? base_medians : base_all);
+  const auto b = logs_of(v.between_runs ? new_medians : new_all);
+  const auto est = hodges_lehmann(a, b, 1 - opts.alpha);
+  v.change = std::exp(est.estimate) - 1;
+  v.bounded = est.bounded;
+  v.coverage = est.coverage;
+  if (est.bounded) {
+    v.lo = std::exp(est.lo) - 1;
+    v.hi = std::exp(est.hi) - 1;
+  }
+  gate_limits limits;
+  limits.threshold = threshold;
+  limits.same_margin = opts.margin();
+  limits.allowance = allowance;
+  v.outcome = judge_interval(v.lo, v.hi, v.bounded, limits);
+  if (v.outcome == verdict::inconclusive) {
+    if (!est.bounded) {
+      v.note = fmt::format("{} runs vs {}: too few for a {:.0f}% interval; give at least 3 runs a "
+                           "side",
+                           v.base_runs, v.new_runs, 100 * (1 - opts.alpha));
+    } else if (!v.between_runs && v.lo > threshold) {
+      v.note = fmt::format("one run on a side: between-run noise unknown, so a slowdown must lie "
+                           "beyond {:.1f}% (threshold + {:.1f}%); give several runs a side",
+                           100 * v.limit, 100 * allowance);
+    } else {
+      v.note = "interval neither beyond the threshold nor within the equivalence margin";
+    }
+  }
+  return v;
+}
+
+measurement_verdict judge(std::span<const double> base, std::span<const double> candidate,
+                          const compare_options& opts) {
+  return judge_runs({std::vector<double>(base.begin(), base.end())},
+                    {std::vector<double>(candidate.begin(), candidate.end())}, opts,
+                    opts.threshold);
+}
+
+std::size_t comparison::regressions() const noexcept {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.regression(); }));
+}
+
+double comparison::compared_share() const noexcept {
+  if (base_measurements == 0) return rows.empty() ? 0.0 : 1.0;
+  return static_cast<double>(rows.size()) / static_cast<double>(base_measurements);
+}
+
+bool comparison::coverage_short() const noexcept {
+  return rows.empty() || compared_share() + 1e-12 < min_compared;
+}
+
+comparison compare_runs(std::span<const result_file> base, std::span<const result_file> candidate,
+                        const compare_options& opts) {
+  const bool ignore_device = opts.allow_device_mismatch || opts.force;
+  comparison c;
+  c.threshold = opts.threshold;
+  c.alpha = opts.alpha;
+  c.same_margin = opts.margin();
+  c.run_noise = opts.run_noise;
+  c.host_bound_threshold = opts.host_bound_threshold;
+  c.min_compared = opts.min_compared;
+  const auto bs = index_side(base, ignore_device);
+  const auto ns = index_side(candidate, ignore_device);
+  c.base_env = environment_of(base, bs.runs);
+  c.new_env = environment_of(candidate, ns.runs);
+  check_environments(c, opts);
+
+  for (const auto& key : bs.keys) {
+    const auto& b_occ = bs.by_key.at(key);
+    const auto label = describe(b_occ.front());
+    const auto b_names = measurement_names(b_occ, opts.clock);
+    const auto it = ns.by_key.find(key);
+    if (it == ns.by_key.end()) {
+      c.only_in_base.push_back(label);
+      c.base_measurements += b_names.size();
+      continue;
+    }
+    const auto& n_occ = it->second;
+    std::vector<occurrence> b_ok;
+    std::vector<occurrence> n_ok;
+    for (const auto& o : b_occ)
+      if (has_samples(*o.res)) b_ok.push_back(o);
+    for (const auto& o : n_occ) {
+      if (!has_samples(*o.res)) continue;
+      n_ok.push_back(o);
+      if (o.res->status == result_status::failed)
+        c.notes.push_back(fmt::format("{}: verification failed in NEW{}", label,
+                                      o.res->reason.empty() ? "" : " (" + o.res->reason + ")"));
+    }
+    c.base_measurements += measurement_names(b_ok, opts.clock).size();
+    if (b_ok.empty() || n_ok.empty()) {
+      const auto& bo = *b_occ.front().res;
+      const auto& no = *n_occ.front().res;
+      c.notes.push_back(fmt::format("{}: not compared (base {}{}, new {}{})", label,
+                                    to_string(bo.status), bo.reason.empty() ? "" : ": " + bo.reason,
+                                    to_string(no.status),
+                                    no.reason.empty() ? "" : ": " + no.reason));
+      continue;
+    }
+    const auto n_names = measurement_names(n_ok, opts.clock);
+    for (const auto& name : measurement_names(b_ok, opts.clock)) {
+      if (std::find(n_names.begin(), n_names.end(), name) == n_names.end()) {
+        c.only_in_base.push_back(fmt::format("{}: {}", label, name));
+        continue;
+      }
+      comparison_row row;
+      row.benchmark = b_ok.front().res->benchmark;
+      row.device = device_name(b_ok.front().file->report, b_ok.front().res->device);
+      if (ignore_device) {
+        const auto ndev = device_name(n_ok.front().file->report, n_ok.front().res->device);
+        if (ndev != row.device) row.device += " / " + ndev;
+      }
+      row.params = b_ok.front().res->params;
+      row.measurement = name;
+      std::vector<std::vector<double>> b_runs;
+      std::vector<std::vector<double>> n_runs;
+      const auto collect = [&](const std::vector<occurrence>& occ,
+                               std::vector<std::vector<double>>& runs, std::size_t& count) {
+        for (const auto& o : occ) {
+          const auto* m = o.res->find(name);
+          if (m == nullptr || !on_clock(*m, opts.clock)) continue;
+          runs.push_back(m->samples);
+          count += m->samples.size();
+          if (m->host_bound) row.host_bound = true;
+          if (const auto* rm = raw_measurement(o, name);
+              rm != nullptr && rm->value("host_bound", false))
+            row.host_bound = true;
+        }
+      };
+      collect(b_ok, b_runs, row.base_samples);
+      collect(n_ok, n_runs, row.new_samples);
+      double threshold = opts.threshold;
+      if (row.host_bound) {
+        row.gated = opts.host_bound_threshold.has_value();
+        if (row.gated) threshold = *opts.host_bound_threshold;
+      }
+      row.result = judge_runs(b_runs, n_runs, opts, threshold);
+      c.rows.push_back(std::move(row));
+    }
+    for (const auto& name : n_names) {
+      if (std::find(b_names.begin(), b_names.end(), name) == b_names.end())
+        c.only_in_new.push_back(fmt::format("{}: {}", label, name));
+    }
+  }
+  for (const auto& key : ns.keys)
+    if (bs.by_key.find(key) == bs.by_key.end())
+      c.only_in_new.push_back(describe(ns.by_key.at(key).front()));
+  return c;
+}
+
+comparison compare_reports(const run_report& base, const run_report& candidate,
+                           const compare_options& opts) {
+  const std::vector<result_file> b{as_result_file(base, "BASE")};
+  const std::vector<result_file> n{as_result_file(candidate, "NEW")};
+  return compare_runs(b, n, opts);
+}
+
+int exit_code_for(const comparison& c) {
+  if (c.regressions() > 0) return exit_code::verification_failed;
+  if (c.coverage_short()) return exit_code::usage;
+  return exit_code::success;
+}
+
+} // namespace gpubench

@@ -1,0 +1,350 @@
+// compare's output: the environments side by side, one row per measurement (table, md, csv,
+// json) and JUnit XML. Only renders what compare_runs decided (compare.cpp).
+#include "gpubench/results/compare.hpp"
+
+#include "gpubench/input/run_file.hpp"
+#include "gpubench/results/text_table.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <ostream>
+
+namespace gpubench {
+namespace {
+
+using nlohmann::json;
+
+std::string percent(double fraction) {
+  if (std::isinf(fraction)) return fraction > 0 ? "+inf" : "-inf";
+  return fmt::format("{:+.1f}%", 100.0 * fraction);
+}
+
+std::string interval_text(const measurement_verdict& v) {
+  if (!v.bounded) return "(none)";
+  return fmt::format("[{}, {}]", percent(v.lo), percent(v.hi));
+}
+
+std::string verdict_text(const comparison_row& r) {
+  std::string v(to_string(r.result.outcome));
+  if (r.regression()) return v + " (REGRESSION)";
+  if (r.host_bound && !r.gated) return v + " (host-bound, not gated)";
+  return v;
+}
+
+std::string measurement_text(const comparison_row& r) {
+  return r.host_bound ? r.measurement + " [host-bound]" : r.measurement;
+}
+
+std::string summary_line(const comparison& c) {
+  std::map<verdict, int> counts;
+  for (const auto& row : c.rows) ++counts[row.result.outcome];
+  std::string hb = c.host_bound_threshold
+                       ? fmt::format("host-bound threshold {:.1f}%", 100 * *c.host_bound_threshold)
+                       : std::string("host-bound measurements not gated");
+  return fmt::format("{} of {} BASE measurements compared ({:.0f}%): {} faster, {} slower, {} "
+                     "same, {} inconclusive; {} regressions (threshold {:.1f}%, same within "
+                     "+-{:.1f}%, {:.0f}% intervals, {} runs vs {}; {})",
+                     c.rows.size(), c.base_measurements, 100 * c.compared_share(),
+                     counts[verdict::faster], counts[verdict::slower], counts[verdict::same],
+                     counts[verdict::inconclusive], c.regressions(), 100.0 * c.threshold,
+                     100.0 * c.same_margin, 100 * (1 - c.alpha), c.base_env.runs, c.new_env.runs,
+                     hb);
+}
+
+std::string coverage_line(const comparison& c) {
+  return fmt::format("NOT ENOUGH COMPARED: {} of {} BASE measurements ({:.0f}%, at least {:.0f}% "
+                     "required); see \"Only in BASE\" and \"Notes\" for what did not match "
+                     "(exit 2)",
+                     c.rows.size(), c.base_measurements, 100 * c.compared_share(),
+                     100 * c.min_compared);
+}
+
+std::vector<std::string> header() {
+  return {"benchmark", "params", "device",   "measurement", "base",
+          "new",       "change", "interval", "runs",        "verdict"};
+}
+
+bool numeric_column(std::size_t i) { return i >= 4 && i <= 8; }
+
+std::vector<std::string> cells(const comparison_row& r) {
+  return {r.benchmark,
+          params_text(r.params),
+          r.device,
+          measurement_text(r),
+          format_seconds(r.result.base_median),
+          format_seconds(r.result.new_median),
+          percent(r.result.change),
+          interval_text(r.result),
+          fmt::format("{}/{}", r.result.base_runs, r.result.new_runs),
+          verdict_text(r)};
+}
+
+std::string optional_number(const std::optional<double>& v, const char* unit) {
+  return v ? fmt::format("{:.0f} {}", *v, unit) : std::string("-");
+}
+
+std::vector<std::vector<std::string>> environment_rows(const comparison& c) {
+  const auto row = [](std::string name, const side_environment& b, const side_environment& n,
+                      auto get) {
+    return std::vector<std::string>{name, get(b), get(n)};
+  };
+  const auto& b = c.base_env;
+  const auto& n = c.new_env;
+  std::vector<std::vector<std::string>> rows{{"", "BASE", "NEW"}};
+  rows.push_back(row("files", b, n, [](const side_environment& e) {
+    return fmt::format("{} ({} run{})", fmt::join(e.files, " "), e.runs, e.runs == 1 ? "" : "s");
+  }));
+  rows.push_back(row("gpu", b, n, [](const side_environment& e) {
+    return e.gpus.empty() ? std::string("cpu") : fmt::format("{}", fmt::join(e.gpus, ", "));
+  }));
+  rows.push_back(row("driver / runtime", b, n, [](const side_environment& e) {
+    return fmt::format("{} / {}", e.driver.empty() ? "-" : e.driver,
+                       e.runtime.empty() ? "-" : e.runtime);
+  }));
+  rows.push_back(row("git", b, n, [](const side_environment& e) { return e.git; }));
+  rows.push_back(row("host", b, n, [](const side_environment& e) { return e.host; }));
+  rows.push_back(row("started", b, n, [](const side_environment& e) { return e.started_at; }));
+  rows.push_back(row("sm / mem clock", b, n, [](const side_environment& e) {
+    return optional_number(e.sm_clock_mhz, "MHz") + " / " + optional_number(e.mem_clock_mhz, "MHz");
+  }));
+  rows.push_back(row("telemetry flags", b, n, [](const side_environment& e) {
+    return e.flags.empty() ? std::string("-") : fmt::format("{}", fmt::join(e.flags, ", "));
+  }));
+  if (!b.test_slowdown.empty() || !n.test_slowdown.empty())
+    rows.push_back(row("TEST SLOWDOWN", b, n, [](const side_environment& e) {
+      return e.test_slowdown.empty() ? std::string("-") : e.test_slowdown;
+    }));
+  return rows;
+}
+
+void write_lists(std::ostream& os, const comparison& c, std::string_view bullet) {
+  auto list = [&](std::string_view title, const std::vector<std::string>& items) {
+    if (items.empty()) return;
+    os << '\n' << title << ":\n";
+    for (const auto& i : items) os << bullet << i << '\n';
+  };
+  list("Warnings", c.warnings);
+  list("Only in BASE", c.only_in_base);
+  list("Only in NEW", c.only_in_new);
+  list("Notes", c.notes);
+  std::vector<std::string> regressions;
+  for (const auto& r : c.rows) {
+    if (r.regression()) {
+      regressions.push_back(fmt::format("{} {} [{}]: {} {} beyond {:.1f}% ({} -> {})", r.benchmark,
+                                        r.measurement, params_text(r.params),
+                                        percent(r.result.change), interval_text(r.result),
+                                        100 * r.result.limit, format_seconds(r.result.base_median),
+                                        format_seconds(r.result.new_median)));
+    }
+  }
+  list("Regressions", regressions);
+  os << '\n' << summary_line(c) << '\n';
+  if (c.coverage_short()) os << coverage_line(c) << '\n';
+}
+
+/// The rows as columns for the shared writers (text_table.hpp); the parameters wrap in a table.
+text_table rows_table(const comparison& c, bool mark_regressions) {
+  text_table t;
+  t.header = header();
+  for (std::size_t i = 0; i < t.header.size(); ++i) t.right.push_back(numeric_column(i));
+  t.wrap_column = 1;
+  for (const auto& r : c.rows) {
+    auto row = cells(r);
+    if (mark_regressions && r.regression()) row.back() = "**" + row.back() + "**";
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+/// The environments side by side: a table with no number columns.
+text_table environment_table(const comparison& c) {
+  auto rows = environment_rows(c);
+  text_table t;
+  t.header = rows.front();
+  t.rows.assign(rows.begin() + 1, rows.end());
+  t.right.assign(t.header.size(), false);
+  return t;
+}
+
+void write_table(std::ostream& os, const comparison& c) {
+  write_text_table(os, environment_table(c));
+  os << '\n';
+  write_text_table(os, rows_table(c, false));
+  write_lists(os, c, "  ");
+}
+
+void write_markdown(std::ostream& os, const comparison& c) {
+  const auto regressions = c.regressions();
+  os << "### gpubench compare: "
+     << (regressions > 0 ? fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s")
+         : c.coverage_short() ? std::string("not enough compared")
+                              : std::string("no regression"))
+     << "\n\n";
+  write_markdown_table(os, environment_table(c));
+  os << '\n';
+  write_markdown_table(os, rows_table(c, true));
+  write_lists(os, c, "- ");
+}
+
+void write_csv(std::ostream& os, const comparison& c) {
+  text_table t;
+  t.header = {"benchmark",     "params",       "device",      "measurement", "base_samples",
+              "new_samples",   "base_median_s", "new_median_s", "change",     "p_value",
+              "verdict",       "regression",   "interval_lo", "interval_hi", "base_runs",
+              "new_runs",      "host_bound",   "gated"};
+  t.right = {false, false, false, false, true, true, true,  true,  true,
+             true,  false, false, true,  true, true, true, false, false};
+  const auto number = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; };
+  const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  for (const auto& r : c.rows)
+    t.rows.push_back({r.benchmark, params_text(r.params), r.device, r.measurement,
+                      fmt::format("{}", r.base_samples), fmt::format("{}", r.new_samples),
+                      number(r.result.base_median), number(r.result.new_median),
+                      number(r.result.change), number(r.result.p_value),
+                      std::string(to_string(r.result.outcome)), flag(r.regression()),
+                      number(r.result.lo), number(r.result.hi),
+                      fmt::format("{}", r.result.base_runs), fmt::format("{}", r.result.new_runs),
+                      flag(r.host_bound), flag(r.gated)});
+  write_csv_table(os, t);
+}
+
+json env_json(const side_environment& e) {
+  json j{
+      {"files", e.files},          {"runs", e.runs}, {"gpus", e.gpus}, {"driver", e.driver},
+      {"runtime", e.runtime},      {"git", e.git},   {"host", e.host}, {"started_at", e.started_at},
+      {"telemetry_flags", e.flags}};
+  if (e.sm_clock_mhz) j["sm_clock_mhz"] = *e.sm_clock_mhz;
+  if (e.mem_clock_mhz) j["mem_clock_mhz"] = *e.mem_clock_mhz;
+  if (!e.test_slowdown.empty()) j["test_slowdown"] = e.test_slowdown;
+  return j;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    switch (ch) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    case '\'': out += "&apos;"; break;
+    default: out += ch;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+json to_json(const comparison& c) {
+  json rows = json::array();
+  std::map<std::string, int> counts{{"faster", 0}, {"slower", 0}, {"same", 0}, {"inconclusive", 0}};
+  const auto bound = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
+  for (const auto& r : c.rows) {
+    const auto v = std::string(to_string(r.result.outcome));
+    ++counts[v];
+    json row = {{"benchmark", r.benchmark},
+                {"device", r.device},
+                {"params", r.params},
+                {"measurement", r.measurement},
+                {"base",
+                 {{"median", r.result.base_median},
+                  {"samples", r.base_samples},
+                  {"runs", r.result.base_runs}}},
+                {"new",
+                 {{"median", r.result.new_median},
+                  {"samples", r.new_samples},
+                  {"runs", r.result.new_runs}}},
+                {"change", r.result.change},
+                {"interval",
+                 {{"lo", bound(r.result.lo)},
+                  {"hi", bound(r.result.hi)},
+                  {"coverage", r.result.coverage},
+                  {"bounded", r.result.bounded}}},
+                {"method", r.result.between_runs ? "between runs" : "within one run"},
+                {"limit", r.result.limit},
+                {"p_value", r.result.p_value},
+                {"host_bound", r.host_bound},
+                {"gated", r.gated},
+                {"verdict", v},
+                {"regression", r.regression()}};
+    if (!r.result.note.empty()) row["note"] = r.result.note;
+    rows.push_back(std::move(row));
+  }
+  json j = {{"schema", "gpubench-compare/1"},
+            {"threshold", c.threshold},
+            {"alpha", c.alpha},
+            {"same_margin", c.same_margin},
+            {"run_noise", c.run_noise},
+            {"host_bound_threshold",
+             c.host_bound_threshold ? json(*c.host_bound_threshold) : json(nullptr)},
+            {"test", "Hodges-Lehmann shift of log times with its Mann-Whitney (distribution-free) "
+                     "interval: between runs from per-run medians, within one run from samples"},
+            {"summary",
+             {{"faster", counts["faster"]},
+              {"slower", counts["slower"]},
+              {"same", counts["same"]},
+              {"inconclusive", counts["inconclusive"]},
+              {"regressions", c.regressions()},
+              {"compared", c.rows.size()},
+              {"base_measurements", c.base_measurements},
+              {"compared_share", c.compared_share()},
+              {"min_compared", c.min_compared},
+              {"coverage_short", c.coverage_short()}}},
+            {"environment", {{"base", env_json(c.base_env)}, {"new", env_json(c.new_env)}}},
+            {"rows", std::move(rows)},
+            {"only_in_base", c.only_in_base},
+            {"only_in_new", c.only_in_new},
+            {"notes", c.notes},
+            {"warnings", c.warnings}};
+  return j;
+}
+
+void write_comparison(std::ostream& os, const comparison& c, output_format format) {
+  switch (format) {
+  case output_format::json: os << to_json(c).dump(2) << '\n'; return;
+  case output_format::md: write_markdown(os, c); return;
+  case output_format::csv: write_csv(os, c); return;
+  case output_format::table: write_table(os, c); return;
+  }
+}
+
+void write_junit(std::ostream& os, const comparison& c) {
+  std::size_t skipped = 0;
+  for (const auto& r : c.rows)
+    if (r.result.outcome == verdict::inconclusive) ++skipped;
+  const std::size_t failures = c.regressions() + (c.coverage_short() ? 1 : 0);
+  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  os << fmt::format("<testsuites tests=\"{0}\" failures=\"{1}\">\n"
+                    "  <testsuite name=\"gpubench compare\" tests=\"{0}\" failures=\"{1}\" "
+                    "skipped=\"{2}\" errors=\"0\">\n",
+                    c.rows.size() + 1, failures, skipped);
+  os << "    <testcase classname=\"gpubench.compare\" name=\"coverage of BASE\">\n";
+  if (c.coverage_short())
+    os << "      <failure message=\"" << xml_escape(coverage_line(c)) << "\"/>\n";
+  os << "    </testcase>\n";
+  for (const auto& r : c.rows) {
+    const auto name =
+        fmt::format("{} [{}] on {}", measurement_text(r), params_text(r.params), r.device);
+    const auto detail =
+        fmt::format("{}: change {} interval {} ({} -> {}, {} runs vs {}, limit {:.1f}%)",
+                    verdict_text(r), percent(r.result.change), interval_text(r.result),
+                    format_seconds(r.result.base_median), format_seconds(r.result.new_median),
+                    r.result.base_runs, r.result.new_runs, 100 * r.result.limit);
+    os << "    <testcase classname=\"gpubench." << xml_escape(r.benchmark) << "\" name=\""
+       << xml_escape(name) << "\">\n";
+    if (r.regression())
+      os << "      <failure message=\"" << xml_escape(detail) << "\"/>\n";
+    else if (r.result.outcome == verdict::inconclusive)
+      os << "      <skipped message=\""
+         << xml_escape(detail + (r.result.note.empty() ? "" : "; " + r.result.note)) << "\"/>\n";
+    else
+      os << "      <system-out>" << xml_escape(detail) << "</system-out>\n";
+    os << "    </testcase>\n";
+  }
+  os << "  </testsuite>\n</testsuites>\n";
+}
+
+} // namespace gpubench

@@ -1,0 +1,268 @@
+#include "gpubench/results/report.hpp"
+
+#include "gpubench/telemetry/energy.hpp"
+#include "gpubench/scale/multi_gpu_report.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
+#include "gpubench/results/text_table.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <ostream>
+#include <set>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+std::optional<output_format> parse_output_format(std::string_view s) noexcept {
+  if (s == "table") return output_format::table;
+  if (s == "json") return output_format::json;
+  if (s == "csv") return output_format::csv;
+  if (s == "md") return output_format::md;
+  return std::nullopt;
+}
+
+std::string format_seconds(double s) {
+  if (!(s > 0)) return "0 s";
+  if (s < 1e-6) return fmt::format("{:.1f} ns", s * 1e9);
+  if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
+  if (s < 1.0) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.3f} s", s);
+}
+
+namespace {
+std::string scaled(double v, std::string_view unit) {
+  static constexpr std::pair<double, const char*> prefixes[] = {
+      {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [f, p] : prefixes)
+    if (std::abs(v) >= f) return fmt::format("{:.3g} {}{}", v / f, p, unit);
+  return fmt::format("{:.3g} {}", v, unit);
+}
+} // namespace
+
+std::string format_bytes_per_s(double bps) { return scaled(bps, "B/s"); }
+std::string format_bytes(double bytes) { return scaled(bytes, "B"); }
+std::string format_rate(double per_s, std::string_view unit) {
+  return scaled(per_s, fmt::format("{}/s", unit));
+}
+
+namespace {
+
+std::string params_line(const json& params) { return params_text(params); }
+
+/// The width the table's text lines keep to (a terminal of 120 columns).
+constexpr std::size_t table_width = 116;
+
+std::string device_label(const run_report& rep, int id) {
+  if (id < 0) return "CPU only";
+  for (const auto& d : rep.devices)
+    if (d.info.id == id) return fmt::format("GPU {} {}", id, d.info.name);
+  return fmt::format("GPU {}", id);
+}
+
+double rate(const measurement& m, const char* key) {
+  const auto it = m.rates.find(key);
+  return it != m.rates.end() && it->is_number() ? it->get<double>() : -1;
+}
+
+std::string peak_text(const measurement& m) {
+  const double theor = rate(m, "fraction_of_theoretical_peak");
+  const double meas = rate(m, "fraction_of_measured_peak");
+  std::string out;
+  if (theor >= 0) out = fmt::format("{:.1f}% theor.", theor * 100);
+  if (meas >= 0) out += fmt::format("{}{:.1f}% of D2D", out.empty() ? "" : ", ", meas * 100);
+  return out;
+}
+
+std::string derived_value(const std::string& key, const json& v) {
+  if (!v.is_number()) return param_text(v);
+  const double x = v.get<double>();
+  if (key.find("speedup") != std::string::npos) return fmt::format("{:.2f}x", x);
+  if (key.find("fraction") != std::string::npos || key.find("efficiency") != std::string::npos)
+    return fmt::format("{:.1f}%", x * 100);
+  if (key.ends_with("_s") && !key.ends_with("per_s")) return format_seconds(x);
+  return fmt::format("{:.4g}", x);
+}
+
+/// The stop column: why sampling ended (legend under the table); yes/no for older files.
+std::string stop_text(const measurement& m) {
+  if (!m.stopped) return m.converged ? "yes" : "no";
+  switch (*m.stopped) {
+  case stop_reason::noise: return "noise";
+  case stop_reason::stable: return "stable";
+  case stop_reason::max_samples: return "max-n";
+  case stop_reason::timeout: return "timeout";
+  case stop_reason::interrupted: return "intr";
+  }
+  return "?";
+}
+
+/// Telemetry lines under a result's rows: the first GPU measurement's always (or that it is
+/// unavailable, once), every flagged one's, and energy where measured.
+void write_what_the_gpu_did(std::ostream& os, const result& r) {
+  bool first = true;
+  for (const auto& m : r.measurements) {
+    if (m.telemetry.empty()) continue;
+    const bool available = m.telemetry.value("available", false);
+    if (first || (available && telemetry_flagged(m.telemetry)))
+      os << fmt::format("  {}{}\n", available ? fmt::format("[{}] ", m.name) : "",
+                        telemetry_line(m.telemetry));
+    first = false;
+  }
+  for (const auto& m : r.measurements)
+    if (!m.energy.empty()) os << fmt::format("  [{}] {}\n", m.name, energy_line(m.energy));
+  for (const auto& m : r.measurements)
+    if (!m.description.empty()) os << fmt::format("  [{}] is {}\n", m.name, m.description);
+}
+
+std::string verification_line(const verification& v) {
+  if (!v.performed) return "not performed";
+  return fmt::format("{}: {}, {} of {} elements within tolerance ({:.4f}%), max |error| {:.3g}",
+                     v.passed ? "PASSED" : "FAILED", v.method, v.checked - v.mismatches, v.checked,
+                     v.within_tolerance_fraction() * 100, v.max_abs_error);
+}
+
+void write_result_block(std::ostream& os, const run_report& rep, const result& r) {
+  // Long parameter lists (augment has 14) wrap at spaces to fit a terminal; JSON has them whole.
+  const auto head = wrap_words(
+      fmt::format("{} | {} | {}", r.benchmark, params_line(r.params), device_label(rep, r.device) + rank_suffix(r)),
+      table_width);
+  for (std::size_t i = 0; i < head.size(); ++i) os << (i == 0 ? "" : "    ") << head[i] << '\n';
+  if (r.status == result_status::skipped || r.status == result_status::error) {
+    os << fmt::format("  {}: {}\n\n", to_string(r.status), r.reason);
+    return;
+  }
+  os << fmt::format("  {:<24} {:<5} {:>11} {:>11} {:>7} {:>7} {:>7}  {:>12} {:>16}  {}\n",
+                    "measurement", "clock", "median", "min", "rel.sd", "samples", "stop",
+                    "bandwidth", "rate", "of peak");
+  for (const auto& m : r.measurements) {
+    const double bps = rate(m, "bytes_per_s");
+    const double ips = rate(m, "items_per_s");
+    // A '*' marks a row whose telemetry is flagged (thermal, hw slowdown, contention).
+    const std::string name = telemetry_flagged(m.telemetry) ? m.name + " *" : m.name;
+    os << fmt::format("  {:<24} {:<5} {:>11} {:>11} {:>6.1f}% {:>7} {:>7}  {:>12} {:>16}  {}\n",
+                      name, m.clock == clock_kind::gpu ? (m.cold ? "gpu" : "gpu/w") : "host",
+                      format_seconds(m.stats.median), format_seconds(m.stats.min),
+                      m.stats.rel_stddev * 100, m.stats.count, stop_text(m),
+                      bps > 0 ? format_bytes_per_s(bps) : "",
+                      ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m));
+  }
+  write_what_the_gpu_did(os, r);
+  for (const auto& [k, v] : r.derived.items())
+    os << fmt::format("  {}: {}\n", k, derived_value(k, v));
+  os << "  verification: " << verification_line(r.verify) << "\n\n";
+}
+
+} // namespace
+
+void write_table(std::ostream& os, const run_report& rep, const summary_writers& summaries) {
+  if (rep.meta.incomplete) os << fmt::format("INCOMPLETE RUN: {}\n\n", rep.meta.incomplete_reason);
+  std::map<std::string, std::vector<const result*>> by_benchmark;
+  for (const auto& r : rep.results) {
+    write_result_block(os, rep, r);
+    by_benchmark[r.benchmark].push_back(&r);
+  }
+  for (const auto& [name, results] : by_benchmark)
+    if (const auto it = summaries.find(name);
+        it != summaries.end() && it->second && !results.empty())
+      it->second(os, results);
+  // One line that says what the columns mean and why a row stopped where it did.
+  if (!rep.results.empty())
+    os << "Legend: clock gpu = CUDA events (after an L2 flush; gpu/w = --warm), host = steady "
+          "clock; rel.sd = relative standard deviation; stop: noise = rel.sd <= --max-noise, "
+          "stable = 95% interval of the trimmed mean within +-max-noise/4, max-n, timeout, intr = "
+          "a limit ended sampling (not converged); * = telemetry flagged (thermal, hw slowdown or "
+          "another process on the GPU); skipped/error = did not run, reason given\n";
+}
+
+namespace {
+
+std::vector<std::string> param_columns(const run_report& rep) {
+  std::set<std::string> seen;
+  std::vector<std::string> cols;
+  for (const auto& r : rep.results)
+    for (const auto& [k, v] : r.params.items())
+      if (seen.insert(k).second) cols.push_back(k);
+  return cols;
+}
+
+/// Text from a result file may be anything (CSV injection): through csv_text. Numbers as they are.
+std::string csv_field(const std::string& s) { return csv_text(s); }
+std::string csv_value(const json& v) {
+  return v.is_string() ? csv_text(v.get<std::string>()) : csv_plain(param_text(v));
+}
+
+std::string rate_field(const measurement& m, const char* key) {
+  const double v = rate(m, key);
+  return v >= 0 ? fmt::format("{:.6g}", v) : "";
+}
+
+} // namespace
+
+void write_csv(std::ostream& os, const run_report& rep) {
+  const auto cols = param_columns(rep);
+  os << "benchmark,device,status";
+  for (const auto& c : cols) os << ',' << csv_field(c);
+  os << ",measurement,clock,cold,converged,samples,min_s,median_s,mean_s,max_s,stddev_s,"
+        "rel_stddev,bytes,items,item_unit,bytes_per_s,items_per_s,verified\n";
+  for (const auto& r : rep.results) {
+    std::string prefix =
+        fmt::format("{},{},{}", csv_field(r.benchmark), r.device, to_string(r.status));
+    for (const auto& c : cols)
+      prefix += "," + (r.params.contains(c) ? csv_value(r.params[c]) : std::string());
+    const std::string verified = !r.verify.performed ? "" : r.verify.passed ? "true" : "false";
+    if (r.measurements.empty()) os << prefix << ",,,,,,,,,,,,,,,,," << verified << '\n';
+    for (const auto& m : r.measurements) {
+      const auto& s = m.stats;
+      os << prefix
+         << fmt::format(",{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.17g},{:.17g},"
+                        "{},{},{},{}\n",
+                        csv_field(m.name), m.clock == clock_kind::gpu ? "gpu" : "host", m.cold,
+                        m.converged, s.count, s.min, s.median, s.mean, s.max, s.stddev,
+                        s.rel_stddev, m.work.bytes, m.work.items, csv_field(m.work.item_unit),
+                        rate_field(m, "bytes_per_s"), rate_field(m, "items_per_s"), verified);
+    }
+  }
+}
+
+void write_markdown(std::ostream& os, const run_report& rep) {
+  if (rep.meta.incomplete)
+    os << fmt::format("**Incomplete run:** {}\n\n", rep.meta.incomplete_reason);
+  os << "| benchmark | device | parameters | measurement | median | min | rel. sd | samples | "
+        "bandwidth | rate | of peak | verified |\n";
+  os << "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---|\n";
+  for (const auto& r : rep.results) {
+    const std::string verified = !r.verify.performed ? "n/a" : r.verify.passed ? "yes" : "**NO**";
+    const std::string dev = device_label(rep, r.device) + rank_suffix(r);
+    if (r.measurements.empty())
+      os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | {} |\n",
+                        markdown_text(r.benchmark), markdown_text(dev),
+                        markdown_text(params_line(r.params)), to_string(r.status),
+                        markdown_text(r.reason), verified);
+    for (const auto& m : r.measurements) {
+      const double bps = rate(m, "bytes_per_s");
+      const double ips = rate(m, "items_per_s");
+      os << fmt::format(
+          "| {} | {} | {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} |\n",
+          markdown_text(r.benchmark), markdown_text(dev), markdown_text(params_line(r.params)),
+          markdown_text(m.name), format_seconds(m.stats.median), format_seconds(m.stats.min),
+          m.stats.rel_stddev * 100, m.stats.count, bps > 0 ? format_bytes_per_s(bps) : "",
+          ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
+    }
+  }
+}
+
+void write_report(std::ostream& os, const run_report& r, output_format f,
+                  const summary_writers& summaries) {
+  switch (f) {
+  case output_format::table: write_table(os, r, summaries); break;
+  case output_format::json: os << to_json(r).dump(2) << '\n'; break;
+  case output_format::csv: write_csv(os, r); break;
+  case output_format::md: write_markdown(os, r); break;
+  }
+  write_multi_gpu_summary(os, r, f); // multi-GPU (issue 16): ranks and aggregates
+}
+
+} // namespace gpubench

@@ -1,0 +1,441 @@
+#include "gpubench/results/result.hpp"
+
+#include "gpubench/engine/errors.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+void verification::merge(const verification& other, const std::string& label) {
+  if (!other.performed) return;
+  passed = (performed ? passed : true) && other.passed;
+  performed = true;
+  if (method.empty()) method = other.method;
+  tolerance = std::max(tolerance, other.tolerance);
+  max_abs_error = std::max(max_abs_error, other.max_abs_error);
+  checked += other.checked;
+  mismatches += other.mismatches;
+  json d = other.details;
+  d["passed"] = other.passed;
+  d["method"] = other.method;
+  d["tolerance"] = other.tolerance;
+  d["max_abs_error"] = other.max_abs_error;
+  d["checked"] = other.checked;
+  d["mismatches"] = other.mismatches;
+  details[label] = std::move(d);
+}
+
+void add_peak_fractions(measurement& m, const device_record& dev) {
+  const auto bps = m.rates.find("bytes_per_s");
+  if (bps == m.rates.end()) return;
+  m.rates["fraction_of_theoretical_peak"] = bps->get<double>() / dev.info.peak_bytes_per_s();
+  if (dev.d2d_bytes_per_s)
+    m.rates["fraction_of_measured_peak"] = bps->get<double>() / *dev.d2d_bytes_per_s;
+}
+
+std::string_view to_string(result_status s) noexcept {
+  switch (s) {
+  case result_status::ok: return "ok";
+  case result_status::failed: return "failed";
+  case result_status::skipped: return "skipped";
+  case result_status::error: return "error";
+  }
+  return "?";
+}
+
+std::optional<result_status> parse_result_status(std::string_view s) noexcept {
+  for (auto st :
+       {result_status::ok, result_status::failed, result_status::skipped, result_status::error})
+    if (to_string(st) == s) return st;
+  return std::nullopt;
+}
+
+bool result::converged() const noexcept {
+  return std::all_of(measurements.begin(), measurements.end(),
+                     [](const measurement& m) { return m.converged; });
+}
+
+const measurement* result::find(std::string_view name) const noexcept {
+  for (const auto& m : measurements)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+static json measurement_fields(const measurement& m) {
+  return json{{"name", m.name},
+              {"clock", m.clock == clock_kind::gpu ? "gpu" : "host"},
+              {"unit", "s"},
+              {"cold", m.cold},
+              {"converged", m.converged},
+              {"stats",
+               {{"count", m.stats.count},
+                {"min", m.stats.min},
+                {"median", m.stats.median},
+                {"mean", m.stats.mean},
+                {"max", m.stats.max},
+                {"stddev", m.stats.stddev},
+                {"rel_stddev", m.stats.rel_stddev}}},
+              {"samples", m.samples},
+              {"bytes", m.work.bytes},
+              {"items", m.work.items},
+              {"item_unit", m.work.item_unit},
+              {"rates", m.rates}};
+}
+
+json to_json(const measurement& m) {
+  json j = measurement_fields(m);
+  // Issue 14: why sampling stopped, how GPU samples were timed, what the GPU was doing.
+  if (m.stopped) j["stop_reason"] = std::string(to_string(*m.stopped));
+  if (m.timing) j["timing"] = std::string(to_string(*m.timing));
+  if (m.invalid_samples > 0) j["invalid_samples"] = m.invalid_samples;
+  if (m.batch_launches > 0) j["batch_launches"] = m.batch_launches;
+  if (!m.description.empty()) j["description"] = m.description;
+  if (!m.telemetry.empty()) j["telemetry"] = m.telemetry;
+  if (!m.energy.empty()) j["energy"] = m.energy;
+  // Issue 17 (regression gate): host-bound GPU timings, judged apart by compare.
+  if (m.clock == clock_kind::gpu && m.host_enqueue_s > 0) {
+    j["host_bound"] = m.host_bound;
+    j["host_enqueue_s"] = m.host_enqueue_s;
+    if (m.launch_free_s > 0) j["launch_free_s"] = m.launch_free_s;
+  }
+  return j;
+}
+
+namespace {
+
+json to_json(const device_record& d) {
+  const auto& i = d.info;
+  json j{{"id", i.id},
+         {"name", i.name},
+         {"cc", fmt::format("{}.{}", i.cc_major, i.cc_minor)},
+         {"sms", i.sms},
+         {"memory_bytes", i.memory_bytes},
+         {"l2_bytes", i.l2_bytes},
+         {"bus_width_bits", i.bus_width_bits},
+         {"mem_clock_khz", i.mem_clock_khz},
+         {"peak_bytes_per_s", i.peak_bytes_per_s()},
+         {"pci_bus_id", i.pci_bus_id},
+         {"async_engines", i.async_engines}};
+  json measured = json::object();
+  if (d.d2d_bytes_per_s) measured["d2d_bytes_per_s"] = *d.d2d_bytes_per_s;
+  if (d.h2d_bytes_per_s) measured["h2d_bytes_per_s"] = *d.h2d_bytes_per_s;
+  if (d.d2h_bytes_per_s) measured["d2h_bytes_per_s"] = *d.d2h_bytes_per_s;
+  j["measured"] = measured;
+  return j;
+}
+
+json to_json(const verification& v) {
+  return json{{"performed", v.performed},
+              // null, not false, when no check ran: "passed: false" would read as a failure.
+              {"passed", v.performed ? json(v.passed) : json(nullptr)},
+              {"method", v.method},
+              {"tolerance", v.tolerance},
+              // JSON has no infinity: a NaN or infinite error is written as the largest double.
+              {"max_abs_error", std::isfinite(v.max_abs_error)
+                                    ? v.max_abs_error
+                                    : std::numeric_limits<double>::max()},
+              {"checked", v.checked},
+              {"mismatches", v.mismatches},
+              {"within_tolerance", v.within_tolerance_fraction()},
+              {"details", v.details}};
+}
+
+json result_fields(const result& r) {
+  json ms = json::array();
+  for (const auto& m : r.measurements) ms.push_back(to_json(m));
+  return json{{"benchmark", r.benchmark},
+              {"device", r.device},
+              {"status", std::string(to_string(r.status))},
+              {"reason", r.reason},
+              {"params", r.params},
+              {"measurements", ms},
+              {"derived", r.derived},
+              {"verification", to_json(r.verify)},
+              {"converged", r.converged()}};
+}
+
+json to_json(const result& r) {
+  json out = result_fields(r);
+  // Multi-GPU (issue 16): present only in concurrent and MPI runs.
+  if (r.rank >= 0) {
+    out["rank"] = r.rank;
+    out["host"] = r.host;
+  }
+  return out;
+}
+
+// --- reading back ----------------------------------------------------------------------------
+
+/// Reads j[key] as T, with errors naming the JSON path and the expected type.
+class reader {
+public:
+  reader(const json& j, std::string path) : j_(j), path_(std::move(path)) {}
+
+  [[nodiscard]] const json& at(const char* key, json::value_t type) const {
+    if (!j_.is_object()) fail(path_, fmt::format("an object (found {})", kind_name(j_.type())));
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(sub(key), "present (missing key)");
+    if (!same_kind(it->type(), type)) fail(sub(key), kind_name(type));
+    return *it;
+  }
+  [[nodiscard]] const json* maybe(const char* key, json::value_t type) const {
+    if (!j_.is_object()) fail(path_, fmt::format("an object (found {})", kind_name(j_.type())));
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return nullptr;
+    if (!same_kind(it->type(), type)) fail(sub(key), kind_name(type));
+    return &*it;
+  }
+  [[nodiscard]] std::string str(const char* key) const {
+    return at(key, json::value_t::string).get<std::string>();
+  }
+  [[nodiscard]] double num(const char* key) const {
+    return at(key, json::value_t::number_float).get<double>();
+  }
+  [[nodiscard]] bool flag(const char* key) const {
+    return at(key, json::value_t::boolean).get<bool>();
+  }
+  [[nodiscard]] std::string sub(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  [[noreturn]] static void fail(const std::string& path, const std::string& expected) {
+    // The document itself has the empty path (a file holding an array, a string...).
+    throw usage_error(
+        fmt::format("result file: {} must be {}", path.empty() ? "the top level" : path, expected));
+  }
+
+private:
+  static bool same_kind(json::value_t have, json::value_t want) {
+    const auto numeric = [](json::value_t t) {
+      return t == json::value_t::number_float || t == json::value_t::number_integer ||
+             t == json::value_t::number_unsigned;
+    };
+    if (numeric(want)) return numeric(have);
+    return have == want;
+  }
+  static std::string kind_name(json::value_t t) {
+    switch (t) {
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "true or false";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::null: return "null";
+    default: return "a number";
+    }
+  }
+  const json& j_;
+  std::string path_;
+};
+
+template <typename T>
+T integer_in(const reader& r, const char* key, T lo, T hi) {
+  const double v = r.num(key);
+  if (!(v >= static_cast<double>(lo) && v <= static_cast<double>(hi)) ||
+      v != static_cast<double>(static_cast<long long>(v)))
+    reader::fail(r.sub(key), fmt::format("an integer in [{}, {}]", lo, hi));
+  return static_cast<T>(v);
+}
+
+measurement measurement_from_json(const json& j, const std::string& path) {
+  const reader r(j, path);
+  measurement m;
+  m.name = r.str("name");
+  const auto clock = r.str("clock");
+  if (clock != "gpu" && clock != "host") reader::fail(r.sub("clock"), "\"gpu\" or \"host\"");
+  m.clock = clock == "gpu" ? clock_kind::gpu : clock_kind::host;
+  const auto& samples = r.at("samples", json::value_t::array);
+  m.samples.reserve(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (!samples[i].is_number() || !(samples[i].get<double>() >= 0))
+      reader::fail(fmt::format("{}[{}]", r.sub("samples"), i), "a non-negative number");
+    m.samples.push_back(samples[i].get<double>());
+  }
+  m.work.bytes = r.num("bytes");
+  m.work.items = r.num("items");
+  if (const auto* u = r.maybe("item_unit", json::value_t::string)) m.work.item_unit = *u;
+  m.converged = r.flag("converged");
+  if (const auto* c = r.maybe("cold", json::value_t::boolean)) m.cold = c->get<bool>();
+  if (const auto* hb = r.maybe("host_bound", json::value_t::boolean))
+    m.host_bound = hb->get<bool>();
+  if (const auto* he = r.maybe("host_enqueue_s", json::value_t::number_float))
+    m.host_enqueue_s = he->get<double>();
+  if (const auto* lf = r.maybe("launch_free_s", json::value_t::number_float))
+    m.launch_free_s = lf->get<double>();
+  // Issue 14's fields are optional: files written before them have none.
+  if (const auto* sr = r.maybe("stop_reason", json::value_t::string))
+    m.stopped = parse_stop_reason(sr->get<std::string>());
+  if (const auto* t = r.maybe("timing", json::value_t::string)) {
+    for (auto k : {gpu_timing::launch_free, gpu_timing::includes_launch, gpu_timing::batch})
+      if (to_string(k) == t->get<std::string>()) m.timing = k;
+  }
+  if (const auto* d = r.maybe("description", json::value_t::string)) m.description = *d;
+  if (r.maybe("invalid_samples", json::value_t::number_integer) != nullptr)
+    m.invalid_samples = integer_in<std::size_t>(r, "invalid_samples", 0, std::size_t{1} << 40);
+  if (r.maybe("batch_launches", json::value_t::number_integer) != nullptr)
+    m.batch_launches = integer_in<long>(r, "batch_launches", 0, 1L << 40);
+  if (const auto* t = r.maybe("telemetry", json::value_t::object)) m.telemetry = *t;
+  if (const auto* e = r.maybe("energy", json::value_t::object)) m.energy = *e;
+  finalize(m); // statistics and rates are recomputed from the raw samples
+  if (const auto* rates = r.maybe("rates", json::value_t::object))
+    for (const auto& [k, v] : rates->items())
+      if (!m.rates.contains(k) && v.is_number()) m.rates[k] = v;
+  return m;
+}
+
+device_record device_from_json(const json& j, const std::string& path) {
+  const reader r(j, path);
+  device_record d;
+  d.info.id = integer_in(r, "id", 0, 1 << 20);
+  d.info.name = r.str("name");
+  const auto cc = r.str("cc");
+  if (std::sscanf(cc.c_str(), "%d.%d", &d.info.cc_major, &d.info.cc_minor) != 2)
+    reader::fail(r.sub("cc"), "a compute capability such as \"9.0\"");
+  d.info.sms = integer_in(r, "sms", 0, 1 << 20);
+  d.info.memory_bytes = integer_in<std::size_t>(r, "memory_bytes", 0, std::size_t{1} << 52);
+  d.info.l2_bytes = integer_in(r, "l2_bytes", 0, 1 << 30);
+  d.info.bus_width_bits = integer_in(r, "bus_width_bits", 0, 1 << 20);
+  d.info.mem_clock_khz = integer_in(r, "mem_clock_khz", 0, 1 << 30);
+  if (const auto* p = r.maybe("pci_bus_id", json::value_t::string)) d.info.pci_bus_id = *p;
+  if (r.maybe("async_engines", json::value_t::number_integer) != nullptr)
+    d.info.async_engines = integer_in(r, "async_engines", 0, 1 << 10);
+  if (const auto* m = r.maybe("measured", json::value_t::object)) {
+    const reader mr(*m, r.sub("measured"));
+    if (mr.maybe("d2d_bytes_per_s", json::value_t::number_float))
+      d.d2d_bytes_per_s = mr.num("d2d_bytes_per_s");
+    if (mr.maybe("h2d_bytes_per_s", json::value_t::number_float))
+      d.h2d_bytes_per_s = mr.num("h2d_bytes_per_s");
+    if (mr.maybe("d2h_bytes_per_s", json::value_t::number_float))
+      d.d2h_bytes_per_s = mr.num("d2h_bytes_per_s");
+  }
+  return d;
+}
+
+verification verification_from_json(const json& j, const std::string& path) {
+  const reader r(j, path);
+  verification v;
+  v.performed = r.flag("performed");
+  // null (a check that was not performed) since 13.3; older files say false.
+  v.passed = j.contains("passed") && j.at("passed").is_null() ? false : r.flag("passed");
+  v.method = r.str("method");
+  v.tolerance = r.num("tolerance");
+  v.max_abs_error = r.num("max_abs_error");
+  v.checked = integer_in<std::uint64_t>(r, "checked", 0, std::uint64_t{1} << 53);
+  v.mismatches = integer_in<std::uint64_t>(r, "mismatches", 0, v.checked);
+  if (const auto* d = r.maybe("details", json::value_t::object)) v.details = *d;
+  return v;
+}
+
+result result_from_json(const json& j, const std::string& path) {
+  const reader r(j, path);
+  result res;
+  res.benchmark = r.str("benchmark");
+  res.device = integer_in(r, "device", -1, 1 << 20);
+  const auto status = parse_result_status(r.str("status"));
+  if (!status) reader::fail(r.sub("status"), "one of ok, failed, skipped, error");
+  res.status = *status;
+  if (const auto* reason = r.maybe("reason", json::value_t::string)) res.reason = *reason;
+  res.params = r.at("params", json::value_t::object);
+  const auto& ms = r.at("measurements", json::value_t::array);
+  for (std::size_t i = 0; i < ms.size(); ++i)
+    res.measurements.push_back(
+        measurement_from_json(ms[i], fmt::format("{}[{}]", r.sub("measurements"), i)));
+  res.derived = r.at("derived", json::value_t::object);
+  res.verify =
+      verification_from_json(r.at("verification", json::value_t::object), r.sub("verification"));
+  // Multi-GPU (issue 16): optional.
+  if (r.maybe("rank", json::value_t::number_integer) != nullptr)
+    res.rank = integer_in(r, "rank", 0, 1 << 24);
+  if (const auto* h = r.maybe("host", json::value_t::string)) res.host = *h;
+  return res;
+}
+
+} // namespace
+
+static json report_fields(const run_report& rep) {
+  const auto& m = rep.meta;
+  json devices = json::array();
+  for (const auto& d : rep.devices) devices.push_back(to_json(d));
+  json results = json::array();
+  for (const auto& r : rep.results) results.push_back(to_json(r));
+  return json{
+      {"schema", std::string(schema_id)},
+      {"meta",
+       {{"version", m.version},
+        {"git", m.git},
+        {"argv", m.argv},
+        {"started_at", m.started_at},
+        {"host", {{"name", m.host.name}, {"cpu", m.host.cpu_model}, {"cores", m.host.cores}}},
+        {"cuda", {{"driver", m.cuda_driver}, {"runtime", m.cuda_runtime}}},
+        {"incomplete", m.incomplete},
+        {"incomplete_reason", m.incomplete_reason}}},
+      {"devices", devices},
+      {"results", results}};
+}
+
+json to_json(const run_report& rep) {
+  json j = report_fields(rep);
+  // Issue 17: a run with the test-only slowdown knob says so.
+  if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
+  // Multi-GPU (issue 16): present only in concurrent and MPI runs.
+  if (!rep.ranks.is_null()) j["ranks"] = rep.ranks;
+  if (!rep.aggregate.is_null()) j["aggregate"] = rep.aggregate;
+  return j;
+}
+
+run_report report_from_json(const json& j) {
+  const reader top(j, "");
+  const auto schema = top.str("schema");
+  if (schema != schema_id)
+    reader::fail("schema", fmt::format("\"{}\" (found \"{}\")", schema_id, schema));
+  run_report rep;
+  const reader meta(top.at("meta", json::value_t::object), "meta");
+  rep.meta.version = meta.str("version");
+  rep.meta.git = meta.str("git");
+  for (const auto& a : meta.at("argv", json::value_t::array)) {
+    if (!a.is_string()) reader::fail("meta.argv", "an array of strings");
+    rep.meta.argv.push_back(a.get<std::string>());
+  }
+  rep.meta.started_at = meta.str("started_at");
+  const reader host(meta.at("host", json::value_t::object), "meta.host");
+  rep.meta.host.name = host.str("name");
+  rep.meta.host.cpu_model = host.str("cpu");
+  rep.meta.host.cores = integer_in(host, "cores", 0, 1 << 20);
+  const reader cuda(meta.at("cuda", json::value_t::object), "meta.cuda");
+  rep.meta.cuda_driver = cuda.str("driver");
+  rep.meta.cuda_runtime = cuda.str("runtime");
+  rep.meta.incomplete = meta.flag("incomplete");
+  if (const auto* why = meta.maybe("incomplete_reason", json::value_t::string))
+    rep.meta.incomplete_reason = *why;
+  if (const auto* t = meta.maybe("test_slowdown", json::value_t::string))
+    rep.meta.test_slowdown = *t;
+  const auto& devices = top.at("devices", json::value_t::array);
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    rep.devices.push_back(device_from_json(devices[i], fmt::format("devices[{}]", i)));
+  const auto& results = top.at("results", json::value_t::array);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    rep.results.push_back(result_from_json(results[i], fmt::format("results[{}]", i)));
+  // Multi-GPU (issue 16): optional, kept as written.
+  if (const auto* ranks = top.maybe("ranks", json::value_t::array)) rep.ranks = *ranks;
+  if (const auto* agg = top.maybe("aggregate", json::value_t::object)) rep.aggregate = *agg;
+  return rep;
+}
+
+int exit_code_for(const run_report& r) {
+  if (r.meta.incomplete && interrupt_requested()) return 128 + interrupt_signal(); // 130, 143, 129
+  const auto any = [&](result_status s) {
+    return std::any_of(r.results.begin(), r.results.end(),
+                       [s](const result& x) { return x.status == s; });
+  };
+  if (r.meta.incomplete || any(result_status::error) || any(result_status::skipped))
+    return exit_code::cuda;
+  if (any(result_status::failed)) return exit_code::verification_failed;
+  return exit_code::success;
+}
+
+} // namespace gpubench

@@ -1,0 +1,157 @@
+#include "gpubench/results/text_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+namespace gpubench {
+
+std::vector<std::string> wrap_words(std::string_view s, std::size_t width) {
+  width = std::max<std::size_t>(width, 1);
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    const auto space = s.find(' ', pos);
+    std::string_view word = s.substr(pos, space == std::string_view::npos ? s.npos : space - pos);
+    pos = space == std::string_view::npos ? s.size() : space + 1;
+    if (word.empty()) continue;
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(std::move(line));
+      line.clear();
+    }
+    while (word.size() > width) { // a word wider than the column: cut it
+      if (!line.empty()) {
+        lines.push_back(std::move(line));
+        line.clear();
+      }
+      lines.emplace_back(word.substr(0, width));
+      word.remove_prefix(width);
+    }
+    if (!word.empty()) line += (line.empty() ? "" : " ") + std::string(word);
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+void write_text_table(std::ostream& os, const text_table& t) {
+  const std::size_t n = t.header.size();
+  std::vector<std::size_t> width(n, 0);
+  const auto widen = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < n && i < row.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
+  };
+  widen(t.header);
+  for (const auto& row : t.rows) widen(row);
+  if (t.wrap_column >= 0 && static_cast<std::size_t>(t.wrap_column) < n) {
+    const auto w = static_cast<std::size_t>(t.wrap_column);
+    std::size_t others = 2 * (n - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      if (i != w) others += width[i];
+    const std::size_t room = t.width > others ? t.width - others : 0;
+    width[w] = std::min(width[w], std::max<std::size_t>(room, 24));
+    width[w] = std::max(width[w], t.header[w].size());
+  }
+  const auto write_row = [&](const std::vector<std::string>& row) {
+    std::vector<std::vector<std::string>> cells(n);
+    std::size_t height = 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& text = i < row.size() ? row[i] : std::string();
+      cells[i] = static_cast<int>(i) == t.wrap_column ? wrap_words(text, width[i])
+                                                      : std::vector<std::string>{text};
+      height = std::max(height, cells[i].size());
+    }
+    for (std::size_t l = 0; l < height; ++l) {
+      std::string line;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::string& c = l < cells[i].size() ? cells[i][l] : std::string();
+        const bool right = i < t.right.size() && t.right[i];
+        line += right ? fmt::format("{:>{}}", c, width[i]) : fmt::format("{:<{}}", c, width[i]);
+        if (i + 1 < n) line += "  ";
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      os << line << '\n';
+    }
+  };
+  write_row(t.header);
+  for (const auto& row : t.rows) write_row(row);
+}
+
+std::string markdown_text(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+void write_markdown_table(std::ostream& os, const text_table& t) {
+  const auto write_row = [&](const std::vector<std::string>& row) {
+    os << '|';
+    for (const auto& c : row) os << ' ' << markdown_text(c) << " |";
+    os << '\n';
+  };
+  write_row(t.header);
+  os << '|';
+  for (std::size_t i = 0; i < t.header.size(); ++i)
+    os << (i < t.right.size() && t.right[i] ? "---:|" : "---|");
+  os << '\n';
+  for (const auto& row : t.rows) write_row(row);
+}
+
+std::string csv_plain(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string csv_text(std::string_view s) {
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos)
+    return csv_plain("'" + std::string(s));
+  return csv_plain(s);
+}
+
+void write_csv_table(std::ostream& os, const text_table& t) {
+  const auto write_row = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const bool number = i < t.right.size() && t.right[i];
+      os << (i == 0 ? "" : ",") << (number ? csv_plain(row[i]) : csv_text(row[i]));
+    }
+    os << '\n';
+  };
+  write_row(t.header);
+  for (const auto& row : t.rows) write_row(row);
+}
+
+std::string param_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    const auto f = static_cast<float>(d);
+    if (std::isfinite(d) && static_cast<double>(f) == d) return fmt::format("{}", f);
+    return fmt::format("{}", d);
+  }
+  return v.dump();
+}
+
+std::string params_text(const nlohmann::json& params) {
+  std::string out;
+  for (const auto& [k, v] : params.items()) {
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}={}", k, param_text(v));
+  }
+  return out;
+}
+
+} // namespace gpubench

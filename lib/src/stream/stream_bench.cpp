@@ -1,0 +1,215 @@
+#include "gpubench/stream/stream_bench.hpp"
+
+#include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/stream.hpp"
+#include "gpubench/cuda/stream_kernels.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/host_buffer.hpp"
+#include "gpubench/input/sizes.hpp"
+#include "gpubench/stream/stream_cpu.hpp"
+#include "gpubench/vecadd/vecadd_cpu.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <limits>
+
+namespace gpubench {
+
+using cuda::stream_op;
+using nlohmann::json;
+
+namespace {
+
+/// The most blocks a grid gets; beyond, threads loop.
+constexpr std::size_t max_grid = std::size_t{1} << 20U;
+
+/// The array `op` writes, among a, b, c.
+template <typename Array>
+Array& output_of(stream_op op, Array& a, Array& b, Array& c) {
+  const int k = cuda::stream_op_output(op);
+  return k == 0 ? a : k == 1 ? b : c;
+}
+
+result run_stream_point(const json& point, run_context& ctx) {
+  const auto& opts = ctx.options();
+  const int device = point_device(point);
+  const auto n = point.at("n").get<std::size_t>();
+  const dtype type = *parse_dtype(point.at("dtype").get<std::string>());
+  const std::size_t bytes = n * dtype_size(type);
+  const std::string label = fmt::format("stream n={} {}", n, dtype_name(type));
+  auto& pool = ctx.cpu_pool();
+
+  result r;
+  r.params = point;
+  // a, b, c and (with a GPU) the copy of one GPU output.
+  require_host_memory(bytes * (opts.cpu_only ? 3 : 4), label);
+  host_buffer a(bytes, host_memory::pageable);
+  host_buffer b(bytes, host_memory::pageable);
+  host_buffer c(bytes, host_memory::pageable);
+  fill_random(type, a.data(), n, opts.seed, 1, pool);
+  fill_random(type, b.data(), n, opts.seed, 2, pool);
+  fill_random(type, c.data(), n, opts.seed, 3, pool);
+
+  const auto work = [&](stream_op op) {
+    return work_counts{cuda::stream_op_arrays(op) * static_cast<double>(bytes),
+                       static_cast<double>(n), "elements"};
+  };
+  const auto cpu_op = [&](stream_op op) {
+    return stream_reference(op, type, a.data(), b.data(), c.data(), n, pool);
+  };
+  const auto measure_cpu = [&] {
+    for (const auto op : cuda::all_stream_ops) {
+      if (interrupt_requested()) return;
+      r.measurements.push_back(measure_host(fmt::format("cpu_{}", cuda::stream_op_name(op)),
+                                            opts.measure, work(op), [&] { cpu_op(op); }));
+    }
+  };
+  if (opts.cpu_only) {
+    measure_cpu();
+    return r;
+  }
+
+  const cuda::scoped_device guard(device);
+  cuda::stream_launch cfg;
+  cfg.type = type;
+  cfg.block = point.at("block").get<int>();
+  const auto grid_mode = point.value("grid", std::string("device"));
+  const auto grid_for = [&](stream_op op) {
+    if (grid_mode == "device") return cuda::stream_default_grid(device, op, type, cfg.block);
+    if (grid_mode == "vectors") {
+      const std::size_t vectors = std::max<std::size_t>(1, bytes / 16);
+      const std::size_t blocks = (vectors + cfg.block - 1) / static_cast<std::size_t>(cfg.block);
+      return static_cast<int>(std::min<std::size_t>(blocks, max_grid));
+    }
+    return std::stoi(grid_mode);
+  };
+  // The last block of dot adds one partial per block: beyond 2^14 blocks that serial tail costs
+  // more than the extra blocks gain, so dot's grid stops there and its threads loop.
+  const int dot_grid = std::min(grid_for(stream_op::dot), 1 << 14);
+  const std::size_t dot_bytes = cuda::stream_dot_workspace_bytes(dot_grid);
+  cuda::require_device_memory(3 * bytes + dot_bytes, label.c_str());
+  const device_record& dev = ctx.device_with_peaks(device);
+  const cuda::stream main_stream;
+  const cudaStream_t s = main_stream.get();
+  cuda::l2_flusher flusher(dev.info.l2_bytes);
+  gpu_sampler sampler(s, &flusher, &ctx.telemetry(device));
+  cuda::device_buffer<std::byte> da(bytes);
+  cuda::device_buffer<std::byte> db(bytes);
+  cuda::device_buffer<std::byte> dc(bytes);
+  cuda::device_buffer<std::byte> dot_ws(dot_bytes);
+  GPUBENCH_CUDA_TRY(cudaMemsetAsync(dot_ws.data(), 0, dot_bytes, s));
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, s));
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, s));
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(dc.data(), c.data(), bytes, cudaMemcpyHostToDevice, s));
+  const cuda::stream_arrays arrays{da.data(), db.data(), dc.data(), dot_ws.data()};
+  std::array<cuda::stream_launch, cuda::all_stream_ops.size()> cfgs{};
+  for (const auto op : cuda::all_stream_ops) {
+    cfgs.at(static_cast<std::size_t>(op)) = cfg;
+    cfgs.at(static_cast<std::size_t>(op)).grid = op == stream_op::dot ? dot_grid : grid_for(op);
+  }
+  const auto launch = [&](stream_op op, cudaStream_t st) {
+    cuda::launch_stream(op, cfgs.at(static_cast<std::size_t>(op)), arrays, n, st);
+  };
+  double* const dot_result = cuda::stream_dot_result(dot_ws.data());
+
+  // BabelStream's order, GPU and CPU in step: each kernel reads what the previous ones wrote.
+  // Before each kernel its output is poisoned (all-ones bytes are NaN in both types).
+  if (opts.verify) {
+    host_buffer got(bytes, host_memory::pageable);
+    for (const auto op : cuda::all_stream_ops) {
+      const std::string name(cuda::stream_op_name(op));
+      if (op == stream_op::dot) {
+        GPUBENCH_CUDA_TRY(cudaMemsetAsync(dot_result, 0xFF, sizeof(double), s));
+        launch(op, s);
+        double value = 0;
+        GPUBENCH_CUDA_TRY(
+            cudaMemcpyAsync(&value, dot_result, sizeof(double), cudaMemcpyDeviceToHost, s));
+        GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+        r.verify.merge(check_stream_dot(n, cpu_op(op), value), name);
+        continue;
+      }
+      auto& out = output_of(op, da, db, dc);
+      GPUBENCH_CUDA_TRY(cudaMemsetAsync(out.data(), 0xFF, bytes, s));
+      launch(op, s);
+      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(got.data(), out.data(), bytes, cudaMemcpyDeviceToHost, s));
+      GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+      cpu_op(op);
+      const auto& expected = output_of(op, a, b, c);
+      r.verify.merge(check_stream_array(type, expected.data(), got.data(), n, pool), name);
+    }
+    r.verify.method = "exact (copy, mul, add, triad); dot within 2.02 n 2^-53 sum|a_i b_i|";
+
+  }
+
+  for (const auto op : cuda::all_stream_ops) {
+    if (interrupt_requested()) break;
+    r.measurements.push_back(sampler.run(std::string(cuda::stream_op_name(op)), opts.measure,
+                                         work(op), [&](cudaStream_t st) { launch(op, st); }));
+  }
+  measure_cpu();
+  return r;
+}
+
+} // namespace
+
+benchmark make_stream_benchmark() {
+  benchmark b;
+  b.name = "stream";
+  b.summary = "BabelStream's copy, mul, add, triad and dot: memory bandwidth against the peaks";
+  b.examples = "Examples:\n"
+               "  gpubench stream\n"
+               "  gpubench stream --n 2^28 --dtype f32,f64\n"
+               "  gpubench stream --n 2^28 --warm\n"
+               "  gpubench stream --n 1M --cpu-only\n";
+  using k = param_kind;
+  b.params = {
+      {.name = "n",
+       .help = "elements per array: 2^25, 1Mi, 100M, lists 1M,16M, ranges 1M:1G:x4",
+       .default_value = "2^25",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 1,
+       .max = 68719476736.0 /* 2^36 */,
+       .unit = "elements"},
+      {.name = "dtype",
+       .help = "element type (a list sweeps)",
+       .default_value = "f32",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = {"f32", "f64"}},
+      {.name = "block",
+       .help = "threads per block",
+       .default_value = "256",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 32,
+       .max = 1024,
+       .multiple_of = 32,
+       .gpu_only = true},
+      {.name = "grid",
+       .help = "blocks: device (every SM filled once with resident blocks, each thread loops), "
+               "vectors (one 16-byte vector per thread) or a block count; dot takes at most 2^14 "
+               "blocks",
+       .default_value = "device",
+       .kind = k::word_or_size,
+       .min = 1,
+       .max = 1048576.0 /* 2^20 */,
+       .choices = {"device", "vectors"},
+       .gpu_only = true},
+  };
+  b.run_point = run_stream_point;
+  for (const auto op : cuda::all_stream_ops) {
+    const std::string name(cuda::stream_op_name(op));
+    b.after_point.ratios.push_back(
+        {fmt::format("speedup_{}_vs_cpu_reference", name), "cpu_" + name, name});
+    b.after_point.peak_fraction_of.push_back(name);
+  }
+  b.after_point.verify_failure = "GPU result differs from the CPU reference";
+  complete_declaration(b);
+  return b;
+}
+
+} // namespace gpubench

@@ -1,0 +1,298 @@
+#include "gpubench/vecadd/vecadd_bench.hpp"
+
+#include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/stream.hpp"
+#include "gpubench/cuda/vecadd.hpp"
+#include "gpubench/telemetry/energy.hpp"
+#include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/host_buffer.hpp"
+#include "gpubench/engine/phases.hpp"
+#include "gpubench/input/sizes.hpp"
+#include "gpubench/vecadd/vecadd_cpu.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+
+/// What the CPU reference is, for the output (issue 14's "fair baselines").
+std::string vecadd_reference_description(dtype type, int threads) {
+  const bool half = type == dtype::f16 || type == dtype::bf16;
+  return fmt::format("{} threads, one contiguous range each, a plain loop the compiler vectorizes "
+                     "(-O3, baseline ISA){}",
+                     threads,
+                     half ? fmt::format("; {} elements converted to f32, added, rounded back one "
+                                        "at a time in software",
+                                        dtype_name(type))
+                          : fmt::format("; native {} add", dtype_name(type)));
+}
+
+/// Chunk boundaries for the overlapped path, rounded to 256 elements so every chunk keeps the
+/// 16-byte alignment of the buffers.
+std::vector<std::size_t> chunk_bounds(std::size_t n, std::size_t chunks) {
+  std::vector<std::size_t> b{0};
+  for (std::size_t k = 1; k < chunks; ++k) {
+    const std::size_t edge = (n * k / chunks) / 256 * 256;
+    if (edge > b.back()) b.push_back(edge);
+  }
+  b.push_back(n);
+  return b;
+}
+
+result run_vecadd_point(const json& point, run_context& ctx) {
+  const auto& opts = ctx.options();
+  const int device = point_device(point);
+  const auto n = point.at("n").get<std::size_t>();
+  const dtype type = *parse_dtype(point.at("dtype").get<std::string>());
+  const std::size_t size = dtype_size(type);
+  const std::size_t bytes = n * size;
+  const std::string label = fmt::format("vecadd n={} {}", n, dtype_name(type));
+  auto& pool = ctx.cpu_pool();
+
+  result r;
+  r.params = point;
+  const host_memory mem_kind = point.value("memory", "pageable") == std::string("pinned")
+                                   ? host_memory::pinned
+                                   : host_memory::pageable;
+  // a, b, the CPU reference's c and (with a GPU) the GPU's c.
+  require_host_memory(bytes * (opts.cpu_only ? 3 : 4), label);
+  host_buffer a(bytes, mem_kind);
+  host_buffer b(bytes, mem_kind);
+  host_buffer ref(bytes, host_memory::pageable);
+  fill_random(type, a.data(), n, opts.seed, 1, pool);
+  fill_random(type, b.data(), n, opts.seed, 2, pool);
+
+  const work_counts work{3.0 * static_cast<double>(bytes), static_cast<double>(n), "elements"};
+  const auto reference = [&] { vecadd_reference(type, a.data(), b.data(), ref.data(), n, pool); };
+  // The result that GPU outputs are checked against, computed before the timed runs: a SIGINT
+  // can stop the measurement before its first run. Those runs recompute it from the same inputs.
+  reference();
+  auto cpu = measure_host("cpu_reference", opts.measure, work, reference);
+  cpu.description = vecadd_reference_description(type, pool.size());
+  if (opts.energy && !interrupt_requested())
+    cpu.energy = measure_cpu_energy(reference, static_cast<double>(n), "element", {});
+  if (opts.cpu_only) {
+    r.measurements.push_back(std::move(cpu));
+    return r;
+  }
+
+  const cuda::scoped_device guard(device);
+  cuda::require_device_memory(3 * bytes, label.c_str());
+  const device_record& dev = ctx.device_with_peaks(device);
+  const cuda::stream main_stream;
+  cuda::l2_flusher flusher(dev.info.l2_bytes);
+  gpu_sampler sampler(main_stream.get(), &flusher, &ctx.telemetry(device));
+  cuda::device_buffer<std::byte> da(bytes);
+  cuda::device_buffer<std::byte> db(bytes);
+  cuda::device_buffer<std::byte> dc(bytes);
+  host_buffer c(bytes, mem_kind);
+  const cudaStream_t s = main_stream.get();
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, s));
+  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, s));
+
+  cuda::vecadd_launch cfg;
+  cfg.kernel =
+      point.at("kernel") == "seed" ? cuda::vecadd_kernel::seed : cuda::vecadd_kernel::vectorized;
+  cfg.type = type;
+  cfg.block = point.at("block").get<int>();
+  const auto grid_mode = point.value("grid", std::string("vectors"));
+  cfg.grid = grid_mode == "vectors"  ? 0
+             : grid_mode == "device" ? cuda::vecadd_default_grid(device, cfg.block)
+                                     : std::stoi(grid_mode);
+  const auto kernel = [&](cudaStream_t st) {
+    cuda::launch_vecadd(cfg, da.data(), db.data(), dc.data(), n, st);
+  };
+
+  const auto chunks = point.at("chunks").get<std::size_t>();
+  const auto nstreams = point.at("streams").get<std::size_t>();
+  std::vector<cuda::stream> side(nstreams);
+  std::vector<cuda::event> joined;
+  for (std::size_t i = 0; i < nstreams; ++i) joined.emplace_back(false);
+  const cuda::event forked(false);
+  const auto bounds = chunk_bounds(n, chunks);
+
+  const auto end_to_end = [&](cudaStream_t st) {
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, st));
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, st));
+    kernel(st);
+    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
+  };
+  // Chunk k goes to side stream k % streams: its copies in, its add and its copy out are ordered
+  // on that stream while other chunks' copies (in both directions) and adds run beside them.
+  const auto overlapped = [&](cudaStream_t st) {
+    forked.record(st);
+    for (auto& ss : side) forked.wait_on(ss.get());
+    for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+      const cudaStream_t ss = side[k % nstreams].get();
+      const std::size_t off = bounds[k] * size;
+      const std::size_t len = bounds[k + 1] - bounds[k];
+      GPUBENCH_CUDA_TRY(
+          cudaMemcpyAsync(da.data() + off, a.data() + off, len * size, cudaMemcpyHostToDevice, ss));
+      GPUBENCH_CUDA_TRY(
+          cudaMemcpyAsync(db.data() + off, b.data() + off, len * size, cudaMemcpyHostToDevice, ss));
+      cuda::launch_vecadd(cfg, da.data() + off, db.data() + off, dc.data() + off, len, ss);
+      GPUBENCH_CUDA_TRY(
+          cudaMemcpyAsync(c.data() + off, dc.data() + off, len * size, cudaMemcpyDeviceToHost, ss));
+    }
+    for (std::size_t i = 0; i < nstreams; ++i) {
+      joined[i].record(side[i].get());
+      joined[i].wait_on(st);
+    }
+  };
+
+  // Checked runs against poisoned outputs; the runner turns a failed check into the verdict.
+  const auto checked = [&](const std::function<void(cudaStream_t)>& body, bool from_device) {
+    return checked_run(
+        s, {{dc.data(), bytes, true}, {c.data(), bytes, false}},
+        [&](cudaStream_t st) {
+          body(st);
+          if (from_device)
+            GPUBENCH_CUDA_TRY(
+                cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
+        },
+        [&] { return check_vecadd(type, ref.data(), c.data(), n, pool); });
+  };
+  if (opts.verify) {
+    r.verify.merge(checked(kernel, true), "kernel");
+    r.verify.merge(checked(end_to_end, false), "end_to_end");
+    r.verify.merge(checked(overlapped, false), "end_to_end_overlapped");
+  }
+
+  const double nd = static_cast<double>(n);
+  const double bd = static_cast<double>(bytes);
+  // Pageable copies make the host wait for the GPU while enqueuing: they cannot be timed behind a
+  // blocking kernel (methodology.md).
+  const body_kind copies =
+      mem_kind == host_memory::pinned ? body_kind::asynchronous : body_kind::host_synchronous;
+  const auto measure = [&](const char* name, work_counts w,
+                           const std::function<void(cudaStream_t)>& body,
+                           body_kind kind = body_kind::asynchronous) {
+    measure_gpu(r, sampler, name, opts.measure, std::move(w), body, kind);
+  };
+  measure("kernel", work, kernel);
+  if (opts.energy && !r.measurements.empty() && !interrupt_requested()) {
+    auto& tel = ctx.telemetry(device);
+    r.measurements.back().energy =
+        measure_gpu_energy(tel.monitor(), tel.unavailable_reason(), s, kernel,
+                           static_cast<double>(n), "element", 3.0 * static_cast<double>(size), {});
+  }
+  if (opts.measure.batch_time > 0 && !interrupt_requested())
+    r.measurements.push_back(sampler.run_batch("kernel (batch)", opts.measure, work, kernel));
+  measure(
+      "h2d", {2 * bd, nd, "elements"},
+      [&](cudaStream_t st) {
+        GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, st));
+        GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, st));
+      },
+      copies);
+  measure(
+      "d2h", {bd, nd, "elements"},
+      [&](cudaStream_t st) {
+        GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
+      },
+      copies);
+  measure("end_to_end", {3 * bd, nd, "elements"}, end_to_end, copies);
+  measure("end_to_end_overlapped", {3 * bd, nd, "elements"}, overlapped, copies);
+  r.measurements.push_back(std::move(cpu));
+  return r;
+}
+
+} // namespace
+
+benchmark make_vecadd_benchmark() {
+  benchmark b;
+  b.name = "vecadd";
+  b.summary = "c = a + b on large vectors: kernel, transfers, end to end, vs a CPU reference";
+  b.examples = "Examples:\n"
+               "  gpubench vecadd --n 10M\n"
+               "  gpubench vecadd --n 1M:1G:x4 --dtype f32,f16 --format json --output v.json\n"
+               "  gpubench vecadd --n 2^28 --kernel all --memory both\n"
+               "  gpubench vecadd --n 10M --cpu-only\n";
+  using k = param_kind;
+  const std::vector<std::string> types{"f32", "f64", "f16", "bf16"};
+  b.params = {
+      {.name = "n",
+       .help = "elements per vector: 10M, 1Mi, 2^28, lists 1M,10M, ranges 1M:1G:x4",
+       .default_value = "10M",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 1,
+       .max = 68719476736.0 /* 2^36 */,
+       .unit = "elements"},
+      {.name = "dtype",
+       .help = "element type (a list sweeps)",
+       .default_value = "f32",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = types},
+      {.name = "kernel",
+       .help = "seed (one element per thread, as the article) or vectorized",
+       .default_value = "vectorized",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = {"seed", "vectorized"},
+       .gpu_only = true},
+      {.name = "memory",
+       .help = "host memory for transfers (both: pinned and pageable)",
+       .default_value = "pinned",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = {"pinned", "pageable"},
+       .gpu_only = true},
+      {.name = "block",
+       .help = "threads per block",
+       .default_value = "256",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 32,
+       .max = 1024,
+       .multiple_of = 32,
+       .gpu_only = true},
+      {.name = "grid",
+       .help = "vectorized kernel's grid: vectors (one 16-byte vector per thread), device (fill "
+               "every SM once, then loop) or a block count",
+       .default_value = "vectors",
+       .kind = k::word_or_size,
+       .min = 1,
+       .max = 2147483647.0,
+       .choices = {"vectors", "device"},
+       .gpu_only = true},
+      {.name = "chunks",
+       .help = "pieces of the overlapped end-to-end path",
+       .default_value = "8",
+       .kind = k::size,
+       .min = 1,
+       .max = 4096,
+       .gpu_only = true},
+      {.name = "streams",
+       .help = "streams the overlapped path spreads its chunks over",
+       .default_value = "2",
+       .kind = k::size,
+       .min = 1,
+       .max = 64,
+       .gpu_only = true},
+  };
+  b.run_point = run_vecadd_point;
+  b.device_bytes = [](const nlohmann::json& point) {
+    return 3 * point.at("n").get<std::size_t>() *
+           dtype_size(*parse_dtype(point.at("dtype").get<std::string>()));
+  };
+  b.after_point.ratios = {
+      {"speedup_kernel_vs_cpu_reference", "cpu_reference", "kernel"},
+      {"speedup_end_to_end_vs_cpu_reference", "cpu_reference", "end_to_end"},
+      {"speedup_end_to_end_overlapped_vs_cpu_reference", "cpu_reference", "end_to_end_overlapped"},
+      {"speedup_overlapped_vs_serial_end_to_end", "end_to_end", "end_to_end_overlapped"},
+  };
+  b.after_point.peak_fraction_of = {"kernel", "kernel (batch)"};
+  b.after_point.verify_failure = "GPU result differs from the CPU reference";
+  complete_declaration(b);
+  return b;
+}
+
+} // namespace gpubench

@@ -1,0 +1,167 @@
+#include "gpubench/vecadd/vecadd_cpu.hpp"
+
+#include "gpubench/engine/half.hpp"
+#include "gpubench/engine/random.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+
+namespace gpubench {
+
+namespace {
+
+template <typename T>
+void add_range(const T* __restrict a, const T* __restrict b, T* __restrict c, std::size_t begin,
+               std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) c[i] = a[i] + b[i];
+}
+
+/// Half types a block at a time: widened to float (F16C for f16), added, rounded back once.
+template <typename Widen, typename Narrow>
+void add_range_16(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c,
+                  std::size_t begin, std::size_t end, Widen widen, Narrow narrow) {
+  constexpr std::size_t block = 1024;
+  std::array<float, block> x{};
+  std::array<float, block> y{};
+  for (std::size_t i = begin; i < end; i += block) {
+    const std::size_t len = std::min(block, end - i);
+    widen(a + i, x.data(), len);
+    widen(b + i, y.data(), len);
+    for (std::size_t k = 0; k < len; ++k) x[k] += y[k];
+    narrow(x.data(), c + i, len);
+  }
+}
+
+void widen_half(const std::uint16_t* in, float* out, std::size_t n) { half_to_float(in, out, n); }
+void narrow_half(const float* in, std::uint16_t* out, std::size_t n) { float_to_half(in, out, n); }
+void widen_bf16(const std::uint16_t* in, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = bf16_to_float(in[i]);
+}
+void narrow_bf16(const float* in, std::uint16_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = float_to_bf16(in[i]);
+}
+
+} // namespace
+
+void fill_random(dtype type, void* out, std::size_t n, std::uint64_t seed, std::uint64_t stream,
+                 thread_pool& pool) {
+  pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const float u = random_unit_float(seed, stream, i) * 2.0F - 1.0F;
+      switch (type) {
+      case dtype::f32: static_cast<float*>(out)[i] = u; break;
+      case dtype::f64:
+        static_cast<double*>(out)[i] = random_unit_double(seed, stream, i) * 2.0 - 1.0;
+        break;
+      case dtype::f16: static_cast<std::uint16_t*>(out)[i] = float_to_half(u); break;
+      case dtype::bf16: static_cast<std::uint16_t*>(out)[i] = float_to_bf16(u); break;
+      }
+    }
+  });
+}
+
+void vecadd_reference(dtype type, const void* a, const void* b, void* c, std::size_t n,
+                      thread_pool& pool) {
+  pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    switch (type) {
+    case dtype::f32:
+      add_range(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c),
+                begin, end);
+      break;
+    case dtype::f64:
+      add_range(static_cast<const double*>(a), static_cast<const double*>(b),
+                static_cast<double*>(c), begin, end);
+      break;
+    case dtype::f16:
+      add_range_16(static_cast<const std::uint16_t*>(a), static_cast<const std::uint16_t*>(b),
+                   static_cast<std::uint16_t*>(c), begin, end, widen_half, narrow_half);
+      break;
+    case dtype::bf16:
+      add_range_16(static_cast<const std::uint16_t*>(a), static_cast<const std::uint16_t*>(b),
+                   static_cast<std::uint16_t*>(c), begin, end, widen_bf16, narrow_bf16);
+      break;
+    }
+  });
+}
+
+std::string vecadd_tolerance_rule(dtype type) {
+  switch (type) {
+  case dtype::f32:
+  case dtype::f64: return "exact";
+  case dtype::f16: return "abs <= 1 ulp of f16 (2^-10 relative)";
+  case dtype::bf16: return "abs <= 1 ulp of bf16 (2^-7 relative)";
+  }
+  return "?";
+}
+
+namespace {
+
+double value_at(dtype type, const void* p, std::size_t i) {
+  switch (type) {
+  case dtype::f32: return static_cast<const float*>(p)[i];
+  case dtype::f64: return static_cast<const double*>(p)[i];
+  case dtype::f16: return half_to_float(static_cast<const std::uint16_t*>(p)[i]);
+  case dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(p)[i]);
+  }
+  return 0;
+}
+
+/// One unit in the last place at |x| for the 16-bit types (normal range).
+double ulp16(dtype type, double x) {
+  const int mantissa_bits = type == dtype::f16 ? 10 : 7;
+  const double ax = std::max(std::abs(x), type == dtype::f16 ? 6.103515625e-05 : 1.17549435e-38);
+  return std::ldexp(1.0, std::ilogb(ax) - mantissa_bits);
+}
+
+} // namespace
+
+verification check_vecadd(dtype type, const void* expected, const void* got, std::size_t n,
+                          thread_pool& pool) {
+  const bool exact = type == dtype::f32 || type == dtype::f64;
+  const std::size_t size = dtype_size(type);
+  std::mutex m;
+  verification v;
+  v.performed = true;
+  v.method = vecadd_tolerance_rule(type);
+  v.checked = n;
+  std::size_t first_bad = std::numeric_limits<std::size_t>::max();
+  pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    double max_err = 0;
+    std::uint64_t bad = 0;
+    std::size_t first = std::numeric_limits<std::size_t>::max();
+    for (std::size_t i = begin; i < end; ++i) {
+      const double e = value_at(type, expected, i);
+      const double g = value_at(type, got, i);
+      const double err = std::isnan(g) ? std::numeric_limits<double>::infinity() : std::abs(g - e);
+      max_err = std::max(max_err, err);
+      // Equal NaN bits are not a verified result.
+      const bool ok = std::isfinite(e) && std::isfinite(g) &&
+                      (exact ? std::memcmp(static_cast<const std::byte*>(expected) + i * size,
+                                           static_cast<const std::byte*>(got) + i * size, size) == 0
+                             : err <= ulp16(type, e));
+      if (!ok) {
+        ++bad;
+        first = std::min(first, i);
+      }
+    }
+    const std::lock_guard lock(m);
+    v.max_abs_error = std::max(v.max_abs_error, max_err);
+    v.mismatches += bad;
+    first_bad = std::min(first_bad, first);
+  });
+  v.passed = v.mismatches == 0;
+  if (!v.passed) {
+    v.details["first_mismatch"] = {{"index", first_bad},
+                                   {"expected", value_at(type, expected, first_bad)},
+                                   {"got", value_at(type, got, first_bad)}};
+  }
+  return v;
+}
+
+} // namespace gpubench
