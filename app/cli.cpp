@@ -1,13 +1,13 @@
 // Options shared by every measuring subcommand, and the one place results leave the program.
 #include "commands.hpp"
 
-#include "gpubench/engine/benchmark.hpp"
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/results/output.hpp"
-#include "gpubench/results/result.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/output.hpp"
+#include "gpubench/results/result.hpp"
 
 #include <fmt/format.h>
 
@@ -145,9 +145,9 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
         "--no-verify", [&opts](std::int64_t) { opts.verify = false; }, "skip the GPU-vs-CPU check");
   }
   if (offered.cpu_threads)
-    typed("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all
-        ->transform(integer_text); at most 4096)",
-          "INT");
+    typed("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all; at most 4096)",
+          "INT")
+        ->transform(integer_text);
   if (offered.cpu_only)
     cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");
   if (offered.logging) {
