@@ -91,11 +91,13 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     return cmd.add_option(name, target, help)->type_name(type)->capture_default_str();
   };
   typed("--device", device_spec, "GPU index, list (0,1) or all", "N|LIST|all");
-  typed("--format", raw.format, "stdout format", "{table|json|csv|md}");
-  cmd.add_option("--output", opts.output_path,
-                 "also write the result to FILE (atomic; format from --output-format, else FILE's "
-                 "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)")
-      ->type_name("FILE");
+  raw.format_option = typed("--format", raw.format, "stdout format", "{table|json|csv|md}");
+  raw.output_option =
+      cmd.add_option(
+             "--output", opts.output_path,
+             "also write the result to FILE (atomic; format from --output-format, else FILE's "
+             "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)")
+          ->type_name("FILE");
   cmd.add_option("--output-format", raw.output_format,
                  "format of the --output file (default: from FILE's extension, else --format if "
                  "given, else json)")

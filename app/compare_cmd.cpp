@@ -62,8 +62,10 @@ void add_compare_command(CLI::App& app, cli_state& state) {
   CLI::App* cmd =
       app.add_subcommand("compare", "Compare saved results (one or more runs a side): the "
                                     "regression gate");
-  cmd->add_option("BASE NEW", args->positional,
+  // CLI11 2.4 refuses a positional name with a space: the name is one word, --help shows both.
+  cmd->add_option("files", args->positional,
                   "Baseline result and result to judge (JSON from --output); or use --base/--new")
+      ->type_name("BASE NEW")
       ->expected(0, 2);
   // allow_extra_args: "--base a.json b.json c.json" takes every file up to the next option.
   cmd->add_option("--base", args->base_paths, "Baseline runs: one or more result files")

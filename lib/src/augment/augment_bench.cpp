@@ -222,6 +222,9 @@ result run_augment_point(const json& point, run_context& ctx) {
 
   result r;
   r.params = point;
+  // The device first: a batch too large for the GPU is reported as that (the point is skipped
+  // with what it needs), not as the host memory the same batch would also lack.
+  if (!opts.cpu_only) require_fit(shape, impl, point_device(point));
   require_host_memory(
       in_bytes + out_n * sizeof(float) + (opts.cpu_only ? 0 : out_n * dtype_size(cfg.out)), label);
   host_buffer input(in_bytes, opts.cpu_only ? host_memory::pageable : host_memory::pinned);
@@ -267,7 +270,6 @@ result run_augment_point(const json& point, run_context& ctx) {
   }
 
   const int device = point_device(point);
-  require_fit(shape, impl, device);
   const cuda::scoped_device guard(device);
   const device_record& dev = ctx.device_with_peaks(device);
   const cuda::stream main_stream;

@@ -258,6 +258,15 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     if (!calib.empty())
       delay_ns = static_cast<std::uint64_t>(knob->fraction * summarize(calib).median * 1e9);
   }
+  if (blocked) {
+    // Lazy module loading (CUDA's default) loads a kernel's code at its first launch, and that
+    // load can wait for the GPU to go idle: behind the blocking kernel it would stall until the
+    // blocker's timeout. One untimed run first loads whatever the body (and the delay) launches.
+    if (cold) flusher_->flush(stream_);
+    body(stream_);
+    if (delay_ns > 0) cuda::launch_delay_ns(delay_ns, stream_);
+    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+  }
   auto outcome = sample_until_stable(opts, [&] { return one(true); });
   const std::size_t warmups = enqueue.size() - std::min(enqueue.size(), outcome.samples.size());
   enqueue.erase(enqueue.begin(), enqueue.begin() + static_cast<std::ptrdiff_t>(warmups));
