@@ -2,6 +2,7 @@
 #include "build_info.hpp"
 
 #include "gpubench/engine/env.hpp"
+#include "gpubench/scale/mpi_run.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -64,19 +65,14 @@ std::string cuda_runtime_built() {
 
 std::string cuda_runtime_linkage() { return GPUBENCH_CUDART_LINKAGE; }
 
-bool mpi_compiled_in() {
-// Issue 16 defines GPUBENCH_HAVE_MPI as 0 or 1 (cmake/packaging.cmake passes it to the app).
-#if defined(GPUBENCH_HAVE_MPI) && GPUBENCH_HAVE_MPI
-  return true;
-#else
-  return false;
-#endif
-}
+// The library knows whether MPI was built in (lib/CMakeLists.txt finds it); ask it, not a define
+// of the app's own that could disagree.
+bool mpi_compiled_in() { return mpi_built_in(); }
 
 std::string version_text() {
-  return fmt::format("gpubench {} (git {})\nCUDA runtime: {} ({})\nCUDA architectures: {}\nMPI: {}",
+  return fmt::format("gpubench {} (git {})\nCUDA runtime: {} ({})\nCUDA architectures: {}\n{}",
                      GPUBENCH_VERSION, git_revision(), cuda_runtime_built(), cuda_runtime_linkage(),
-                     cuda_architectures_text(), mpi_compiled_in() ? "yes" : "no");
+                     cuda_architectures_text(), mpi_description());
 }
 
 } // namespace gpubench::app

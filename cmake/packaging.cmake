@@ -6,10 +6,7 @@ include(GNUInstallDirs)
 target_compile_definitions(gpubench PRIVATE
   GPUBENCH_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES}"
   GPUBENCH_CUDART_LINKAGE="${GPUBENCH_CUDART}")
-# MPI (issue 16: lib/CMakeLists.txt sets GPUBENCH_HAVE_MPI on gpubench_lib, privately).
-if(GPUBENCH_MPI AND MPI_CXX_FOUND)
-  target_compile_definitions(gpubench PRIVATE GPUBENCH_HAVE_MPI=1)
-endif()
+# MPI: the app asks the library (mpi_built_in()), which lib/CMakeLists.txt builds with or without.
 
 # --- Man pages and completions, written by the built binary from its own CLI definitions -------
 set(GPUBENCH_GENERATED_DIR ${PROJECT_BINARY_DIR}/generated)

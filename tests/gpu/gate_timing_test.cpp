@@ -40,7 +40,9 @@ TEST_CASE("many tiny launches are host_bound, one long kernel is not", "[gpu][ga
                        << " s, launch-free " << tiny.launch_free_s << " s");
   CHECK(tiny.host_bound);
   CHECK(tiny.launch_free_s > 0);
-  CHECK(tiny.launch_free_s < tiny.median());
+  // Behind the blocking kernel the samples are launch-free already (launch_free_s is then the
+  // median itself); timed with the launches, the launch-free reference is shorter.
+  CHECK(tiny.launch_free_s <= tiny.median());
 
   const auto long_kernel =
       sampler.run("long", opts, {}, [](cudaStream_t st) { cuda::launch_delay_ns(2'000'000, st); });
