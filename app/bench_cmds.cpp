@@ -4,8 +4,8 @@
 
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/results/plan_listing.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/results/plan_listing.hpp"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 #pragma once
 // Each subcommand lives in its own file and registers itself here; main only dispatches.
-#include "gpubench/scale/mpi_run.hpp"
 #include "gpubench/engine/options.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/scale/mpi_run.hpp"
 
 #include <CLI/CLI.hpp>
 

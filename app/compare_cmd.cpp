@@ -4,8 +4,8 @@
 
 #include "gpubench/scale/multi_gpu_report.hpp"
 
-#include "gpubench/results/compare.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"
 
 #include <fmt/format.h>
@@ -86,9 +86,10 @@ void add_compare_command(CLI::App& app, cli_state& state) {
                   "Share of BASE's measurements that must be compared, else exit 2 (default 90%)");
   cmd->add_flag("--allow-device-mismatch", args->allow_device_mismatch,
                 "Compare results measured on different GPU models");
-  cmd->add_flag("--force", args->force,
-                "Compare despite different GPUs, drivers or telemetry flags (noted as warnings), or "
-                "multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
+  cmd->add_flag(
+      "--force", args->force,
+      "Compare despite different GPUs, drivers or telemetry flags (noted as warnings), or "
+      "multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
   cmd->add_option("--clock", args->clock,
                   "Judge only measurements on this clock: gpu or host (default: both)");
   auto* format_option =

@@ -1,8 +1,8 @@
 // `gpubench devices`: every GPU's properties, and with --measure its practical copy peaks.
 #include "commands.hpp"
 
-#include "gpubench/engine/context.hpp"
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/engine/context.hpp"
 #include "gpubench/engine/env.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/results/output.hpp"

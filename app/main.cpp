@@ -3,8 +3,8 @@
 #include "commands.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/scale/mpi_run.hpp"
 #include "gpubench/results/output.hpp"
+#include "gpubench/scale/mpi_run.hpp"
 
 #include <csignal>
 #include <cstdio>

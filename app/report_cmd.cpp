@@ -2,8 +2,8 @@
 #include "commands.hpp"
 
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/results/compare.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"
 
 #include <fmt/format.h>

@@ -4,9 +4,9 @@
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/context.hpp"
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/results/output.hpp"
-#include "gpubench/input/run_file.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/input/run_file.hpp"
+#include "gpubench/results/output.hpp"
 
 #include <memory>
 #include <sstream>

@@ -92,7 +92,8 @@ class OutputFormat(unittest.TestCase):
         self.assertTrue(self.read("r.csv").startswith("benchmark,device,status,"))
         r = run("compare", h200, h200, "--output-format", "md", "--output", self.path("c.md"))
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertTrue(self.read("c.md").startswith("| benchmark | params |"))
+        self.assertTrue(self.read("c.md").startswith("### gpubench compare:"))
+        self.assertIn("| benchmark | params |", self.read("c.md"))
         r = run("compare", h200, h200, "--output", self.path("c.json"))
         self.assertEqual(json.loads(self.read("c.json"))["schema"], "gpubench-compare/1")
 
@@ -183,7 +184,7 @@ class Cells(unittest.TestCase):
 
     def test_long_parameter_lists_wrap_in_the_report_table(self):
         from gpubench_cli import SOURCE_DIR
-        path = os.path.join(SOURCE_DIR, "tests", "data", "h200-2026-11-29-augment.json")
+        path = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-11-29", "augment.json")
         r = run("report", path)
         self.assertEqual(r.returncode, 0, r.stderr)
         heads = [i for i, line in enumerate(r.stdout.splitlines()) if line.startswith("augment |")]

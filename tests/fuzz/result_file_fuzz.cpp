@@ -1,15 +1,15 @@
 // libFuzzer target: saved result files, read by `compare` and `report` as load_report reads them
-// (parse_untrusted_json, then report_from_json in lib/src/results/result.cpp). Any document either loads
-// or throws usage_error with a bounded message; what loads can be merged, rendered in every
+// (parse_untrusted_json, then report_from_json in lib/src/results/result.cpp). Any document either
+// loads or throws usage_error with a bounded message; what loads can be merged, rendered in every
 // format, compared with itself and written back as JSON. Inputs are structure-aware
 // (expand.hpp): a few bytes reach 100,000 levels of nesting or megabytes.
 #include "expand.hpp"
 
-#include "gpubench/results/compare.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/compare.hpp"
 #include "gpubench/results/report.hpp"
 #include "gpubench/results/result.hpp"
-#include "gpubench/input/untrusted_file.hpp"
 
 #include <nlohmann/json.hpp>
 

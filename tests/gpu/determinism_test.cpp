@@ -5,8 +5,8 @@
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/pipeline/pipeline.hpp"
 #include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/pipeline/pipeline.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 // the middle of a sweep, is skipped with its reason; the points before and after it are measured.
 #include "gpubench/augment/augment_bench.hpp"
 #include "gpubench/cuda/memory.hpp"
-#include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/pipeline/pipeline_bench.hpp"
 
 #include "common.hpp"
 

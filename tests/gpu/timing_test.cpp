@@ -6,8 +6,8 @@
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
-#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/engine/measure.hpp"
+#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include "common.hpp"

@@ -1,5 +1,5 @@
-// Specification of the augment parameter generator (lib/src/augment/augment_params.cpp): a pure function of
-// (seed, step, sample), in range, and the same for any batch size.
+// Specification of the augment parameter generator (lib/src/augment/augment_params.cpp): a pure
+// function of (seed, step, sample), in range, and the same for any batch size.
 #include "gpubench/augment/augment_params.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,11 +1,11 @@
-// Specification of the parameter tables (lib/src/engine/benchmark.cpp) and of what the runner does for
-// every benchmark after a point (lib/src/engine/runner.cpp): one declaration gives the options, the
-// points and their inverse, and the plumbing is written once.
+// Specification of the parameter tables (lib/src/engine/benchmark.cpp) and of what the runner does
+// for every benchmark after a point (lib/src/engine/runner.cpp): one declaration gives the options,
+// the points and their inverse, and the plumbing is written once.
 #include "gpubench/augment/augment_bench.hpp"
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/pipeline/pipeline_bench.hpp"
 
 #include "common.hpp"
 

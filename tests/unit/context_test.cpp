@@ -1,5 +1,5 @@
-// Measured peaks (lib/src/engine/context.cpp): a peak measurement interrupted before its first sample
-// leaves the peak unknown, so "fraction of measured peak" is left out rather than read as 0.
+// Measured peaks (lib/src/engine/context.cpp): a peak measurement interrupted before its first
+// sample leaves the peak unknown, so "fraction of measured peak" is left out rather than read as 0.
 #include "gpubench/engine/context.hpp"
 
 #include <catch2/catch.hpp>

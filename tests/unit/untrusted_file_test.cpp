@@ -1,5 +1,5 @@
-// Specification of reading files that come from elsewhere (lib/src/input/untrusted_file.cpp): what is
-// refused before reading, what the strict JSON parse refuses, and how short the quotes stay.
+// Specification of reading files that come from elsewhere (lib/src/input/untrusted_file.cpp): what
+// is refused before reading, what the strict JSON parse refuses, and how short the quotes stay.
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 

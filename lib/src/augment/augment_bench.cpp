@@ -7,15 +7,15 @@
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/half.hpp"
 #include "gpubench/engine/host_buffer.hpp"
-#include "gpubench/input/image_io.hpp"
 #include "gpubench/engine/phases.hpp"
-#include "gpubench/results/report.hpp"
+#include "gpubench/input/image_io.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/report.hpp"
+#include "gpubench/telemetry/energy.hpp"
 
 #include <fmt/format.h>
 

@@ -5,9 +5,9 @@
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/test_slowdown.hpp"
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
-#include "gpubench/engine/test_slowdown.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -3,8 +3,8 @@
 #include "gpubench/input/image_io.hpp"
 
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/results/output.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/output.hpp"
 
 #include <fmt/format.h>
 

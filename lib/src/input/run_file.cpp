@@ -2,10 +2,10 @@
 #include "gpubench/input/run_file.hpp"
 
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/results/plan_listing.hpp"
-#include "gpubench/results/text_table.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/plan_listing.hpp"
+#include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -150,15 +150,15 @@ std::string device_of(const json& v, std::string_view path) {
 
 /// The keys of "options": the command line's option names without the dashes.
 constexpr std::string_view option_keys[] = {
-    "device", "warmup",      "min-samples", "max-samples", "min-time",   "max-noise", "timeout",
-    "warm",   "seed",        "cpu-threads", "cpu-only",    "no-verify",  "batch-time", "energy"};
+    "device", "warmup", "min-samples", "max-samples", "min-time",  "max-noise",  "timeout",
+    "warm",   "seed",   "cpu-threads", "cpu-only",    "no-verify", "batch-time", "energy"};
 
 /// The spelling of "options" before it followed the command line (still read, with a note).
 std::optional<std::string_view> current_spelling(std::string_view old) {
   static constexpr std::pair<std::string_view, std::string_view> renamed[] = {
       {"min_samples", "min-samples"}, {"max_samples", "max-samples"}, {"min_time", "min-time"},
       {"max_noise", "max-noise"},     {"cpu_threads", "cpu-threads"}, {"cpu_only", "cpu-only"},
-      {"verify", "no-verify"},       {"batch_time", "batch-time"}};
+      {"verify", "no-verify"},        {"batch_time", "batch-time"}};
   for (const auto& [from, to] : renamed)
     if (from == old) return to;
   return std::nullopt;

@@ -4,9 +4,9 @@
 #include "gpubench/augment/augment_params.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
+#include "gpubench/engine/random.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
-#include "gpubench/engine/random.hpp"
 
 namespace gpubench {
 

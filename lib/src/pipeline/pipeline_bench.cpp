@@ -7,12 +7,12 @@
 #include "gpubench/augment/augment_params.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/pipeline/pipeline_cpu.hpp"
-#include "gpubench/results/report.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/pipeline/pipeline_cpu.hpp"
+#include "gpubench/results/report.hpp"
+#include "gpubench/telemetry/energy.hpp"
 
 #include <fmt/format.h>
 

@@ -190,23 +190,22 @@ void write_markdown(std::ostream& os, const comparison& c) {
 
 void write_csv(std::ostream& os, const comparison& c) {
   text_table t;
-  t.header = {"benchmark",     "params",       "device",      "measurement", "base_samples",
-              "new_samples",   "base_median_s", "new_median_s", "change",     "p_value",
-              "verdict",       "regression",   "interval_lo", "interval_hi", "base_runs",
-              "new_runs",      "host_bound",   "gated"};
-  t.right = {false, false, false, false, true, true, true,  true,  true,
+  t.header = {"benchmark",   "params",        "device",       "measurement", "base_samples",
+              "new_samples", "base_median_s", "new_median_s", "change",      "p_value",
+              "verdict",     "regression",    "interval_lo",  "interval_hi", "base_runs",
+              "new_runs",    "host_bound",    "gated"};
+  t.right = {false, false, false, false, true, true, true, true,  true,
              true,  false, false, true,  true, true, true, false, false};
   const auto number = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; };
   const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
   for (const auto& r : c.rows)
-    t.rows.push_back({r.benchmark, params_text(r.params), r.device, r.measurement,
-                      fmt::format("{}", r.base_samples), fmt::format("{}", r.new_samples),
-                      number(r.result.base_median), number(r.result.new_median),
-                      number(r.result.change), number(r.result.p_value),
-                      std::string(to_string(r.result.outcome)), flag(r.regression()),
-                      number(r.result.lo), number(r.result.hi),
-                      fmt::format("{}", r.result.base_runs), fmt::format("{}", r.result.new_runs),
-                      flag(r.host_bound), flag(r.gated)});
+    t.rows.push_back(
+        {r.benchmark, params_text(r.params), r.device, r.measurement,
+         fmt::format("{}", r.base_samples), fmt::format("{}", r.new_samples),
+         number(r.result.base_median), number(r.result.new_median), number(r.result.change),
+         number(r.result.p_value), std::string(to_string(r.result.outcome)), flag(r.regression()),
+         number(r.result.lo), number(r.result.hi), fmt::format("{}", r.result.base_runs),
+         fmt::format("{}", r.result.new_runs), flag(r.host_bound), flag(r.gated)});
   write_csv_table(os, t);
 }
 

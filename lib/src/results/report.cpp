@@ -1,9 +1,9 @@
 #include "gpubench/results/report.hpp"
 
-#include "gpubench/telemetry/energy.hpp"
-#include "gpubench/scale/multi_gpu_report.hpp"
-#include "gpubench/telemetry/telemetry.hpp"
 #include "gpubench/results/text_table.hpp"
+#include "gpubench/scale/multi_gpu_report.hpp"
+#include "gpubench/telemetry/energy.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
 
 #include <fmt/format.h>
 
@@ -126,9 +126,9 @@ std::string verification_line(const verification& v) {
 
 void write_result_block(std::ostream& os, const run_report& rep, const result& r) {
   // Long parameter lists (augment has 14) wrap at spaces to fit a terminal; JSON has them whole.
-  const auto head = wrap_words(
-      fmt::format("{} | {} | {}", r.benchmark, params_line(r.params), device_label(rep, r.device) + rank_suffix(r)),
-      table_width);
+  const auto head = wrap_words(fmt::format("{} | {} | {}", r.benchmark, params_line(r.params),
+                                           device_label(rep, r.device) + rank_suffix(r)),
+                               table_width);
   for (std::size_t i = 0; i < head.size(); ++i) os << (i == 0 ? "" : "    ") << head[i] << '\n';
   if (r.status == result_status::skipped || r.status == result_status::error) {
     os << fmt::format("  {}: {}\n\n", to_string(r.status), r.reason);

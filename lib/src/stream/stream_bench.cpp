@@ -141,7 +141,6 @@ result run_stream_point(const json& point, run_context& ctx) {
       r.verify.merge(check_stream_array(type, expected.data(), got.data(), n, pool), name);
     }
     r.verify.method = "exact (copy, mul, add, triad); dot within 2.02 n 2^-53 sum|a_i b_i|";
-
   }
 
   for (const auto op : cuda::all_stream_ops) {

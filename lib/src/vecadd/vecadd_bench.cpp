@@ -3,11 +3,11 @@
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
-#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
 #include "gpubench/input/sizes.hpp"
+#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <fmt/format.h>

@@ -3,8 +3,8 @@
 // float32, one image per task on the thread pool. Each op is exposed on single-channel planes
 // (row-major, height x width) so that it can be tested on small hand-checked cases.
 #include "gpubench/cuda/augment.hpp"
-#include "gpubench/results/result.hpp"
 #include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/results/result.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,9 +2,9 @@
 // What a benchmark driver gets besides its own parameters: options, the CPU pool, the devices it
 // used (with their measured peaks), a logger and a progress line.
 #include "gpubench/engine/options.hpp"
+#include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 // a sweep) and the measurement options, run as one invocation with one combined report.
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/options.hpp"
-#include "gpubench/results/report.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/results/report.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,8 +3,8 @@
 // the scenario owns its inputs and networks, pipeline_engine owns the slots between the stages,
 // the streams, the events and the modes that schedule the stages.
 #include "gpubench/cuda/mlp.hpp"
-#include "gpubench/pipeline/pipeline.hpp"
 #include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/pipeline/pipeline.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -4,8 +4,8 @@
 // each GPU's stream waits in a spin kernel that the host releases for all at once (a
 // cuda::start_gate), so the timed regions begin together; the spread of the release stamps is
 // reported as the start skew.
-#include "gpubench/scale/multi_gpu_merge.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/scale/multi_gpu_merge.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -3,8 +3,8 @@
 // the kernels' arithmetic (no fused multiply-add), and the checks of GPU outputs against it.
 #include "gpubench/cuda/stream_kernels.hpp"
 #include "gpubench/dtype.hpp"
-#include "gpubench/results/result.hpp"
 #include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/results/result.hpp"
 
 #include <cstddef>
 

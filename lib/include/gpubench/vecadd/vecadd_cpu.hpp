@@ -2,8 +2,8 @@
 // CPU reference for c = a + b, multi-threaded and vectorized by the compiler, and the
 // element-by-element check of a GPU result against it.
 #include "gpubench/dtype.hpp"
-#include "gpubench/results/result.hpp"
 #include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/results/result.hpp"
 
 #include <cstddef>
 #include <cstdint>
