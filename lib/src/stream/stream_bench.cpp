@@ -76,7 +76,7 @@ result run_stream_point(const json& point, run_context& ctx) {
   cuda::stream_launch cfg;
   cfg.type = type;
   cfg.block = point.at("block").get<int>();
-  const auto grid_mode = point.value("grid", std::string("device"));
+  const auto grid_mode = point.value("grid", std::string("vectors"));
   const auto grid_for = [&](stream_op op) {
     if (grid_mode == "device") return cuda::stream_default_grid(device, op, type, cfg.block);
     if (grid_mode == "vectors") {
@@ -189,10 +189,10 @@ benchmark make_stream_benchmark() {
        .multiple_of = 32,
        .gpu_only = true},
       {.name = "grid",
-       .help = "blocks: device (every SM filled once with resident blocks, each thread loops), "
-               "vectors (one 16-byte vector per thread) or a block count; dot takes at most 2^14 "
+       .help = "blocks: vectors (one 16-byte vector per thread), device (every SM filled once "
+               "with resident blocks, each thread loops) or a block count; dot takes at most 2^14 "
                "blocks",
-       .default_value = "device",
+       .default_value = "vectors",
        .kind = k::word_or_size,
        .min = 1,
        .max = 1048576.0 /* 2^20 */,
