@@ -541,7 +541,9 @@ comparison compare_runs(std::span<const result_file> base, std::span<const resul
       }
       comparison_row row;
       row.benchmark = b_ok.front().res->benchmark;
-      row.device = device_name(b_ok.front().file->report, b_ok.front().res->device);
+      // Multi-GPU (issue 16): a merged job's rows say which rank they are.
+      row.device = device_name(b_ok.front().file->report, b_ok.front().res->device) +
+                   rank_suffix(*b_ok.front().res);
       if (ignore_device) {
         const auto ndev = device_name(n_ok.front().file->report, n_ok.front().res->device);
         if (ndev != row.device) row.device += " / " + ndev;
