@@ -150,6 +150,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
 
     std::vector<result_file> base;
     std::vector<result_file> candidate;
+    base.reserve(base_paths.size());
+    candidate.reserve(new_paths.size());
     for (const auto& p : base_paths) base.push_back(load_result_file(p));
     for (const auto& p : new_paths) candidate.push_back(load_result_file(p));
     // Multi-GPU (issue 16): a 4-rank job is not a regression of an 8-rank one.

@@ -23,16 +23,12 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 }
 
 /// Help text made safe inside single quotes and zsh's [...] descriptions.
-std::string plain(std::string text) {
+std::string plain(const std::string& text) {
   std::string out;
   for (const char c : text) {
-    if (c == '\n') {
-      out += ' ';
-    } else if (c == '\'' || c == '[' || c == ']' || c == ':' || c == '\\' || c == '`' || c == '$') {
-      out += ' ';
-    } else {
-      out += c;
-    }
+    const bool unsafe = c == '\n' || c == '\'' || c == '[' || c == ']' || c == ':' || c == '\\' ||
+                        c == '`' || c == '$';
+    out += unsafe ? ' ' : c;
   }
   return out;
 }
