@@ -284,6 +284,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     } else if (m.stats.median <= launch_free_max_sample_s && !interrupt_requested()) {
       const double hold_s = std::min(2 * m.host_enqueue_s + 50e-6, 0.05);
       std::vector<double> free;
+      free.reserve(3);
       for (int i = 0; i < 3; ++i)
         free.push_back(one(false, static_cast<std::uint64_t>(hold_s * 1e9)));
       m.launch_free_s = summarize(free).median;
