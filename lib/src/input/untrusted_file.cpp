@@ -288,7 +288,7 @@ private:
 std::string clip(std::string_view text, std::size_t max) {
   // Escape at most what can be shown, so that a 1 GB value costs no more than a short one.
   if (max < 8) max = 8;
-  const std::string head = escape_controls(utf8_prefix(text, max));
+  std::string head = escape_controls(utf8_prefix(text, max));
   if (head.size() <= max && text.size() <= max) return head;
   const std::size_t keep_tail = (max - 3) / 3;
   const std::string tail = escape_controls(utf8_suffix(text, keep_tail));
