@@ -431,6 +431,7 @@ std::optional<run_report> execute_mpi(mpi_job& job, const std::vector<planned_po
   std::vector<rank_run> runs;
   const auto to_root_clock = [&](const std::vector<std::optional<double>>& starts, int r) {
     std::vector<std::optional<double>> out;
+    out.reserve(starts.size());
     for (const auto& s : starts)
       out.push_back(s && job.offset_[r] ? std::optional<double>(*s - *job.offset_[r])
                                         : std::nullopt);

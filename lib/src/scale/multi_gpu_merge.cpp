@@ -34,6 +34,7 @@ constexpr const char* summed_rates[] = {"bytes_per_s", "items_per_s"};
 json aggregate_measurement(const std::vector<const measurement*>& members,
                            const std::vector<std::string>& hosts) {
   std::vector<double> times;
+  times.reserve(members.size());
   for (const auto* m : members) times.push_back(m->stats.median);
   json out{{"name", members.front()->name}, {"ranks", members.size()}};
   out["median_s"] = spread(times);

@@ -431,6 +431,7 @@ json measure_cpu_energy(const std::function<void()>& body, double ops_per_call,
   };
   const auto snapshot = [&] {
     std::vector<double> v;
+    v.reserve(domains.size());
     for (const auto& d : domains) v.push_back(read_uj(d));
     return v;
   };

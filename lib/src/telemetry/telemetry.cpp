@@ -113,7 +113,12 @@ telemetry_recorder::telemetry_recorder(std::unique_ptr<gpu_monitor> monitor,
     : monitor_(std::move(monitor)), period_(period), state_(std::make_unique<state>()) {}
 
 telemetry_recorder::~telemetry_recorder() {
-  if (state_->thread.joinable()) (void)stop();
+  // A destructor must not throw: a failure to read the final counters is dropped here (stop()
+  // reports it when called directly).
+  try {
+    if (state_->thread.joinable()) (void)stop();
+  } catch (...) {
+  }
 }
 
 void telemetry_recorder::start() {
