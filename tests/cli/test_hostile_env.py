@@ -53,6 +53,11 @@ class ErrorPolicy(unittest.TestCase):
         self.assertIn("--cpu-threads", results[1]["reason"])
 
     def test_a_real_thread_limit_fails_the_point_cleanly(self):
+        if "ASAN_OPTIONS" in os.environ:
+            # AddressSanitizer reserves terabytes of shadow address space at start-up: under an
+            # address-space cap it cannot start at all. The injected thread-start fault (above)
+            # covers this path in the sanitizer build.
+            self.skipTest("an address-space cap leaves no room for AddressSanitizer's shadow memory")
         # 4096 threads of 8 MB stacks cannot fit under a 1 GB address-space cap.
         import resource
 
