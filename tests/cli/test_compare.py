@@ -59,7 +59,15 @@ class CompareCase(unittest.TestCase):
 
 class Gate(CompareCase):
     def test_a_file_against_itself_is_the_same_everywhere(self):
+        # One run a side: between-run noise is unknown, so nothing can be shown "same" ...
         proc = gpubench("compare", self.measured, self.measured, "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        c = json.loads(proc.stdout)
+        self.assertEqual({r["verdict"] for r in c["rows"]}, {"inconclusive"})
+        self.assertIn("cannot be shown", c["rows"][0]["note"])
+        # ... until the user states that runs do not move.
+        proc = gpubench("compare", self.measured, self.measured, "--format", "json",
+                        "--run-noise", "0")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         c = json.loads(proc.stdout)
         self.assertEqual(len(c["rows"]), 2)
@@ -75,7 +83,10 @@ class Gate(CompareCase):
         regression_lines = proc.stdout.split("Regressions:")[1].strip().splitlines()
         self.assertIn("vecadd cpu_reference [dtype=f32 n=65536]: +20.0%", regression_lines[0])
         self.assertIn("1 slower", proc.stdout)
-        self.assertIn("1 same", proc.stdout)
+        # The unchanged row, one run a side: inconclusive (never "same"), and the summary says why.
+        self.assertIn("1 inconclusive", proc.stdout)
+        self.assertIn("threshold 5.0% + run noise 10.0%", proc.stdout)
+        self.assertIn("never same with one run a side", proc.stdout)
 
     def test_a_larger_threshold_lets_the_same_slowdown_pass(self):
         slow = self.save(self.scaled(self.report, 1.2), "slow-threshold.json")
@@ -126,7 +137,7 @@ class Devices(CompareCase):
         self.assertIn("NVIDIA A100-SXM4-80GB", proc.stderr)
         self.assertIn("--allow-device-mismatch", proc.stderr)
         allowed = gpubench("compare", SYNTHETIC_H200, other_path, "--allow-device-mismatch",
-                           "--format", "json")
+                           "--run-noise", "0", "--format", "json")
         self.assertEqual(allowed.returncode, 0, allowed.stderr)
         rows = json.loads(allowed.stdout)["rows"]
         self.assertEqual(len(rows), sum(len(r["measurements"]) for r in h200["results"]))

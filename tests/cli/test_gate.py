@@ -111,9 +111,17 @@ class Verdicts(GateCase):
         r = self.row(doc, "end_to_end")
         self.assertEqual(r["verdict"], "slower")
         self.assertTrue(r["regression"])
-        self.assertGreater(r["interval"]["lo"], 0.05)
-        self.assertLess(r["interval"]["lo"], 0.12)
-        self.assertGreater(r["interval"]["hi"], 0.12)
+        # The interval is the between-run interval of docs/compare.md: with 5 runs a side it covers
+        # the true change only ~90% of the time (its "coverage"), so the test does not ask that it
+        # hold 12%. It asks what always holds: the interval brackets the estimate, clears the 5%
+        # limit, and the estimate is within 4% of the truth (the runs move by 1% each: >5 sigma).
+        lo, hi = r["interval"]["lo"], r["interval"]["hi"]
+        self.assertTrue(r["interval"]["bounded"])
+        self.assertGreater(r["interval"]["coverage"], 0.85)
+        self.assertLessEqual(lo, r["change"])
+        self.assertLessEqual(r["change"], hi)
+        self.assertGreater(lo, 0.05)
+        self.assertLess(abs(r["change"] - 0.12), 0.04)
         table = gpubench("compare", "--base", *doc["environment"]["base"]["files"], "--new",
                          *doc["environment"]["new"]["files"], "--clock", "gpu")
         self.assertIn("slower (REGRESSION)", table.stdout)

@@ -105,6 +105,12 @@ TEST_CASE("interval verdicts against threshold and margin", "[gate]") {
   const gpubench::gate_limits one_run{0.05, 0.025, 0.10};
   CHECK(gpubench::judge_interval(0.08, 0.12, true, one_run) == verdict::inconclusive);
   CHECK(gpubench::judge_interval(0.16, 0.2, true, one_run) == verdict::slower);
+  // One run a side can never show equivalence when the assumed noise reaches the margin ...
+  CHECK(gpubench::judge_interval(0.0, 0.0, true, one_run) == verdict::inconclusive);
+  // ... and a smaller allowance narrows the margin by itself: +-1.5% left of 2.5%.
+  const gpubench::gate_limits small_noise{0.05, 0.025, 0.01};
+  CHECK(gpubench::judge_interval(-0.01, 0.01, true, small_noise) == verdict::same);
+  CHECK(gpubench::judge_interval(-0.01, 0.02, true, small_noise) == verdict::inconclusive);
 }
 
 TEST_CASE("identical builds: no false slower over many seeds (5 runs a side)", "[gate]") {
@@ -159,7 +165,10 @@ TEST_CASE("one run a side: stricter, and says why", "[gate]") {
   CHECK_THAT(v.note, Catch::Matchers::Contains("between-run noise unknown"));
   const auto thirty = runs_around(rng, 1, 1.3e-4, 0.0, 100);
   CHECK(gpubench::judge_runs(base, thirty, opts, opts.threshold).outcome == verdict::slower);
-  CHECK(gpubench::judge_runs(base, base, opts, opts.threshold).outcome == verdict::same);
+  // Identical runs, but one a side: equivalence cannot be shown (margin 2.5% - 10% run noise).
+  const auto itself = gpubench::judge_runs(base, base, opts, opts.threshold);
+  CHECK(itself.outcome == verdict::inconclusive);
+  CHECK_THAT(itself.note, Catch::Matchers::Contains("cannot be shown"));
 }
 
 TEST_CASE("two runs a side give no interval at 90%: inconclusive, asking for more", "[gate]") {

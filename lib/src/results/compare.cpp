@@ -457,6 +457,11 @@ measurement_verdict judge_runs(const std::vector<std::vector<double>>& base,
       v.note = fmt::format("one run on a side: between-run noise unknown, so a slowdown must lie "
                            "beyond {:.1f}% (threshold + {:.1f}%); give several runs a side",
                            100 * v.limit, 100 * allowance);
+    } else if (!v.between_runs && v.lo >= -opts.margin() && v.hi <= opts.margin()) {
+      v.note = fmt::format("one run on a side: within {:.1f}% in this run, but between-run noise "
+                           "({:.1f}% assumed) is unknown, so \"same\" cannot be shown; give at "
+                           "least 3 runs a side",
+                           100 * opts.margin(), 100 * allowance);
     } else {
       v.note = "interval neither beyond the threshold nor within the equivalence margin";
     }

@@ -43,14 +43,21 @@ std::string summary_line(const comparison& c) {
   std::string hb = c.host_bound_threshold
                        ? fmt::format("host-bound threshold {:.1f}%", 100 * *c.host_bound_threshold)
                        : std::string("host-bound measurements not gated");
+  // With one run on a side the limits move by the assumed run noise (docs/compare.md).
+  const bool one_run = c.base_env.runs < 2 || c.new_env.runs < 2;
+  const double margin = one_run ? c.same_margin - c.run_noise : c.same_margin;
+  const std::string same = margin > 0 ? fmt::format("same within +-{:.1f}%", 100.0 * margin)
+                                      : std::string("never same with one run a side");
+  const std::string limit = one_run ? fmt::format("threshold {:.1f}% + run noise {:.1f}%",
+                                                  100.0 * c.threshold, 100.0 * c.run_noise)
+                                    : fmt::format("threshold {:.1f}%", 100.0 * c.threshold);
   return fmt::format("{} of {} BASE measurements compared ({:.0f}%): {} faster, {} slower, {} "
-                     "same, {} inconclusive; {} regressions (threshold {:.1f}%, same within "
-                     "+-{:.1f}%, {:.0f}% intervals, {} runs vs {}; {})",
+                     "same, {} inconclusive; {} regressions ({}, {}, {:.0f}% intervals, {} runs "
+                     "vs {}; {})",
                      c.rows.size(), c.base_measurements, 100 * c.compared_share(),
                      counts[verdict::faster], counts[verdict::slower], counts[verdict::same],
-                     counts[verdict::inconclusive], c.regressions(), 100.0 * c.threshold,
-                     100.0 * c.same_margin, 100 * (1 - c.alpha), c.base_env.runs, c.new_env.runs,
-                     hb);
+                     counts[verdict::inconclusive], c.regressions(), limit, same,
+                     100 * (1 - c.alpha), c.base_env.runs, c.new_env.runs, hb);
 }
 
 std::string coverage_line(const comparison& c) {

@@ -154,7 +154,11 @@ verdict judge_interval(double lo, double hi, bool bounded, const gate_limits& li
   const double beyond = (limits.threshold + limits.allowance) * (1 + 1e-9) + 1e-12;
   if (lo > beyond) return verdict::slower;
   if (hi < -beyond) return verdict::faster;
-  const double margin = limits.same_margin * (1 + 1e-9) + 1e-12;
+  // Equivalence is held to the same allowance as a change: with between-run noise unknown, the
+  // margin shrinks by it, and an allowance at or past the margin means "same" cannot be shown.
+  const double narrowed = limits.same_margin - limits.allowance;
+  if (narrowed <= 0) return verdict::inconclusive;
+  const double margin = narrowed * (1 + 1e-9) + 1e-12;
   if (lo >= -margin && hi <= margin) return verdict::same;
   return verdict::inconclusive;
 }

@@ -43,10 +43,11 @@ enum class verdict { faster, slower, same, inconclusive };
 /// How an interval of relative change (new / base - 1, lower is better) is judged:
 ///   slower: the whole interval above +(threshold + allowance)
 ///   faster: the whole interval below -(threshold + allowance)
-///   same:   the whole interval within +-same_margin (an equivalence test: the two one-sided
-///           tests at the interval's level)
+///   same:   the whole interval within +-(same_margin - allowance) (an equivalence test: the two
+///           one-sided tests at the interval's level); never when allowance >= same_margin
 ///   inconclusive: anything else.
-/// `allowance` is added when the between-run noise is unknown (one run on a side).
+/// `allowance` is the between-run noise assumed when it is unknown (one run on a side): it widens
+/// the limits of a change and narrows the margin of equivalence by the same amount.
 struct gate_limits {
   double threshold = 0.05;
   double same_margin = 0.025;
