@@ -131,6 +131,13 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     cmd.add_flag(
         "--energy", opts.energy,
         "energy per operation from the NVML energy counter (adds about 6 s per measured row)");
+    typed("--energy-window", opts.measure.energy_window,
+          "with --energy: each window lasts at least S seconds and 10 counter steps (1 to 60)",
+          "SECONDS")
+        ->transform(number_text);
+    typed("--energy-windows", opts.measure.energy_windows,
+          "with --energy: windows measured, each from a random phase (5 to 100)", "INT")
+        ->transform(integer_text);
     // -- end issue 14 --
     // Multi-GPU (issue 16, docs/multi-gpu.md)
     cmd.add_flag("--concurrent", opts.concurrent,

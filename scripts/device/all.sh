@@ -5,7 +5,9 @@
 #   scripts/device/all.sh OUT PART...
 #
 # Parts: tests (the GPU test executable), ab (scripts/figures-ab.sh against the tree in .old-src/,
-# built into build-old/), 14, 15, 16, 17, 18a, 18b, stream (the scripts beside this one).
+# built into build-old/), 14, 15, 16, 17, 18a, 18b, stream, energy (the scripts beside this one),
+# energy-tests (the GPU tests tagged [energy]). Binaries already in build-gpu/ and build-old/ (for
+# example built elsewhere and carried) are used as they are.
 # What the machine lacks may sit in .deps/ (see scripts/gpu-check.sh): catch2, stb, py/site, and
 # mpi-inc/ (Open MPI's headers, for a machine that has the MPI library but not its -dev package).
 set -uo pipefail
@@ -44,7 +46,7 @@ build() { # dir, source, extra cmake args...
 } >"$out/machine.txt" 2>&1
 t0=$(date +%s)
 need_old=0
-for p in "$@"; do [[ $p == ab ]] && need_old=1; done
+for p in "$@"; do [[ $p == ab || $p == energy ]] && need_old=1; done
 build build-gpu . "${mpi[@]}" & new_pid=$!
 if ((need_old)); then build build-old .old-src -DGPUBENCH_BUILD_TESTS=OFF & old_pid=$!; fi
 wait $new_pid || { echo "build-gpu failed"; exit 1; }
@@ -73,6 +75,8 @@ for p in "$@"; do
   18a) part 18a 120 scripts/device/18a.sh "$out/18a" ;;
   18b) part 18b 150 scripts/device/18b.sh "$out/18b" ;;
   stream) part stream 200 scripts/device/issue13-stream.sh "$out/stream" ;;
+  energy) part energy 240 scripts/device/energy-ab.sh "$out/energy" ;;
+  energy-tests) part energy-tests 120 build-gpu/tests/gpubench_gpu_tests "[energy]" ;;
   *) echo "unknown part $p" ;;
   esac
 done

@@ -47,6 +47,27 @@ class CpuEnergy(unittest.TestCase):
         m = json.loads(proc.stdout)["results"][0]["measurements"][0]
         self.assertIn(m["stop_reason"], ["noise", "stable", "max_samples", "timeout"])
 
+    def test_energy_windows_are_validated_on_the_command_line_and_in_run_files(self):
+        # Windows can only be made longer or more numerous than the method's minimum.
+        for args, name in ((("--energy-window", "0.5"), "--energy-window"),
+                           (("--energy-window", "61"), "--energy-window"),
+                           (("--energy-windows", "4"), "--energy-windows"),
+                           (("--energy-windows", "101"), "--energy-windows")):
+            proc = run("vecadd", "--n", "4Ki", "--cpu-only", "--energy", *args, *FAST)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn(name, proc.stderr)
+        proc = run("vecadd", "--n", "4Ki", "--cpu-only", "--energy", "--energy-window", "2",
+                   "--energy-windows", "6", "--dry-run")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with tempdir() as d:
+            path = f"{d}/w.json"
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump({"options": {"cpu-only": True, "energy-windows": 3},
+                           "benchmarks": [{"benchmark": "vecadd", "params": {"n": "4Ki"}}]}, f)
+            proc = run("run", path, "-q")
+            self.assertEqual(proc.returncode, 2, proc.stdout)
+            self.assertIn("--energy-windows: 3 is out of range (5 to 100)", proc.stderr)
+
     def test_batch_time_is_validated(self):
         proc = run("vecadd", "--n", "4Ki", "--cpu-only", "--batch-time", "-1", *FAST)
         self.assertEqual(proc.returncode, 2)

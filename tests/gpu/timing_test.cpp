@@ -121,4 +121,8 @@ TEST_CASE("energy: a real read of the NVML counter", "[gpu][energy]") {
   CHECK(e["mean_w"].get<double>() > e["idle_w"].get<double>());
   CHECK(e["j_per_op"].get<double>() > 0);
   CHECK(e["windows"] == 2);
+  // A 200 MB vecadd back to back keeps the GPU busy: the windows must measure a running GPU, not
+  // one that waits on the thread reading the counter (the first version measured 20% busy).
+  CHECK(e["busy_fraction"].get<double>() > 0.9);
+  CHECK(e["host_bound"] == false);
 }

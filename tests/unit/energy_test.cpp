@@ -83,6 +83,20 @@ TEST_CASE("energy: counter and integral are compared, and above 5% the row says 
   CHECK(energy_line(disagree).find("DISAGREE") != std::string::npos);
 }
 
+TEST_CASE("energy: the line says how busy the GPU was, and when it waited on the host",
+          "[energy]") {
+  std::vector<energy_window> w(5, energy_window{1.0, 500.0, 500.0, 1e9});
+  auto e = summarize_energy(w, 100, 0.1, 1.0, "element", 12, energy_options{});
+  CHECK(energy_line(e).find("GPU busy") == std::string::npos); // not measured: not claimed
+  e["busy_fraction"] = 0.98;
+  e["host_bound"] = false;
+  CHECK(energy_line(e).find("GPU busy 98%") != std::string::npos);
+  CHECK(energy_line(e).find("HOST-BOUND") == std::string::npos);
+  e["busy_fraction"] = 0.22;
+  e["host_bound"] = true;
+  CHECK(energy_line(e).find("GPU busy 22% (HOST-BOUND") != std::string::npos);
+}
+
 TEST_CASE("energy: per-op figures gross and net of idle, with CV and interval", "[energy]") {
   // Five 1 s windows at 500 W doing 1e9 elements each, idle 100 W.
   std::vector<energy_window> w(5, energy_window{1.0, 500.0, 500.0, 1e9});

@@ -29,6 +29,10 @@ void validate(const measure_options& m) {
        fmt::format("{}% must be in (0, 100]", m.max_noise * 100));
   need(std::isfinite(m.batch_time) && m.batch_time >= 0 && m.batch_time <= 60, "batch-time",
        fmt::format("{} must be a number of seconds in [0, 60]", m.batch_time));
+  need(std::isfinite(m.energy_window) && m.energy_window >= 1 && m.energy_window <= 60,
+       "energy-window", fmt::format("{} must be a number of seconds in [1, 60]", m.energy_window));
+  need(m.energy_windows >= 5 && m.energy_windows <= 100, "energy-windows",
+       fmt::format("{} is out of range (5 to 100)", m.energy_windows));
   need(std::isfinite(m.timeout) && m.timeout > 0 && m.timeout <= 86400, "timeout",
        fmt::format("{} must be a number of seconds in (0, 86400]", m.timeout));
 }

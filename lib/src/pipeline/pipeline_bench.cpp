@@ -202,7 +202,8 @@ result run_pipeline_point(const json& point, run_context& ctx) {
       auto& tel = ctx.telemetry(device);
       r.measurements.back().energy = measure_gpu_energy(
           tel.monitor(), tel.unavailable_reason(), s,
-          [&](cudaStream_t st) { engine.run(m, n, st); }, static_cast<double>(n), "step", 0, {});
+          [&](cudaStream_t st) { engine.run(m, n, st); }, static_cast<double>(n), "step", 0,
+          energy_options_for(opts.measure.energy_window, opts.measure.energy_windows));
     }
   }
   engine.start(pipeline_mode::serial, s); // quiets the cpu-augment loader

@@ -21,6 +21,13 @@ namespace gpubench {
 
 using nlohmann::json;
 
+energy_options energy_options_for(double min_window_s, int windows) {
+  energy_options o;
+  o.min_window_s = min_window_s;
+  o.windows = windows;
+  return o;
+}
+
 double energy_window_seconds(double tick_s, const energy_options& o) {
   return std::max(o.min_window_s, o.min_ticks * std::max(tick_s, 0.0));
 }
@@ -256,6 +263,95 @@ private:
 
 } // namespace
 
+namespace {
+
+/// Polls the energy counter on its own thread, so that the thread feeding the GPU never waits on
+/// NVML (a read of the counter took milliseconds on the H200: read between chunks, it starved the
+/// GPU). Each step is timed at the midpoint between the read that last saw the old value and the
+/// read that first saw the new one (each read's own midpoint).
+class step_watcher {
+public:
+  struct step {
+    double t = 0;
+    std::uint64_t mj = 0;
+  };
+
+  explicit step_watcher(gpu_monitor& m) : m_(m) {
+    thread_ = std::thread([this] { run(); });
+  }
+  step_watcher(const step_watcher&) = delete;
+  step_watcher& operator=(const step_watcher&) = delete;
+  step_watcher(step_watcher&&) = delete;
+  step_watcher& operator=(step_watcher&&) = delete;
+  ~step_watcher() { finish(); }
+  void finish() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  /// The steps seen from index `from` on, and the error that stopped the thread ("" if none).
+  std::vector<step> steps_from(std::size_t from, std::string& error) {
+    const std::lock_guard lock(mutex_);
+    error = error_;
+    if (from >= steps_.size()) return {};
+    return {steps_.begin() + static_cast<std::ptrdiff_t>(from), steps_.end()};
+  }
+  /// The median time one read of the counter took (after finish()).
+  [[nodiscard]] double median_read_s() {
+    if (read_s_.empty()) return 0;
+    const auto mid = read_s_.begin() + static_cast<std::ptrdiff_t>(read_s_.size() / 2);
+    std::nth_element(read_s_.begin(), mid, read_s_.end());
+    return *mid;
+  }
+
+private:
+  void run() {
+    std::optional<std::uint64_t> last;
+    double last_mid = 0;
+    while (!stop_.load()) {
+      const double before = now_s();
+      const auto e = m_.energy_mj();
+      const double after = now_s();
+      const double mid = 0.5 * (before + after);
+      read_s_.push_back(after - before);
+      if (!e.value) {
+        const std::lock_guard lock(mutex_);
+        error_ = e.error;
+        return;
+      }
+      if (last && *e.value != *last) {
+        const std::lock_guard lock(mutex_);
+        steps_.push_back({0.5 * (last_mid + mid), *e.value});
+      }
+      last = *e.value;
+      last_mid = mid;
+      std::this_thread::sleep_for(std::chrono::microseconds(250));
+    }
+  }
+
+  gpu_monitor& m_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::vector<step> steps_;
+  std::vector<double> read_s_; // the watcher thread's own until finish()
+  std::string error_;
+  std::thread thread_;
+};
+
+/// Chunks completed by time t, linear between the completions the feeding thread saw.
+double completed_at(const std::vector<std::pair<double, long>>& timeline, double t) {
+  if (timeline.empty()) return 0;
+  if (t <= timeline.front().first) return static_cast<double>(timeline.front().second);
+  if (t >= timeline.back().first) return static_cast<double>(timeline.back().second);
+  const auto it = std::upper_bound(timeline.begin(), timeline.end(), t,
+                                   [](double x, const auto& e) { return x < e.first; });
+  const auto& [ta, ca] = *(it - 1);
+  const auto& [tb, cb] = *it;
+  const double f = tb > ta ? (t - ta) / (tb - ta) : 1.0;
+  return static_cast<double>(ca) + f * static_cast<double>(cb - ca);
+}
+
+} // namespace
+
 json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_reason,
                         cudaStream_t stream, const std::function<void(cudaStream_t)>& body,
                         double ops_per_launch, const std::string& op_unit, double bytes_per_op,
@@ -267,8 +363,7 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   if (!base.error.empty()) return energy_unsupported(base.error);
   const double window_s = energy_window_seconds(base.tick_s, o);
 
-  // Launches per chunk: about 1 ms of work, the resolution at which a window's operations are
-  // counted (0.1% of a 1 s window).
+  // Launches per chunk: about 1 ms of work, the unit in which the feeding thread sees progress.
   const cuda::event start;
   const cuda::event stop;
   body(stream);
@@ -278,14 +373,23 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   stop.synchronize();
   const double one = cuda::elapsed_seconds(start, stop);
   const long chunk = one > 0 ? std::clamp(static_cast<long>(1e-3 / one), 1L, 100000L) : 100L;
+  // One chunk timed whole: the GPU time of a launch back to back, for the busy fraction.
+  start.record(stream);
+  for (long i = 0; i < chunk; ++i) body(stream);
+  stop.record(stream);
+  stop.synchronize();
+  const double launch_s = cuda::elapsed_seconds(start, stop) / static_cast<double>(chunk);
 
-  // Eight chunks in flight: while the host waits for the oldest or reads the counter, the GPU
-  // runs the others.
-  constexpr long in_flight = 8;
+  // Chunks in flight: at least 20 ms of queued work, so that a late wake-up of this thread never
+  // idles the GPU, and at most about 1000 launches (beyond the launch queue, enqueueing blocks).
+  const double chunk_s = launch_s * static_cast<double>(chunk);
+  const long by_time = chunk_s > 0 ? static_cast<long>(std::ceil(0.02 / chunk_s)) : 8L;
+  const long in_flight = std::clamp(std::min(by_time, 1000L / chunk), 2L, 64L);
   std::vector<cuda::event> done_events;
   for (long i = 0; i < in_flight; ++i) done_events.emplace_back(false);
   long enqueued = 0;
   long completed = 0;
+  std::vector<std::pair<double, long>> timeline; // (time the host saw it, chunks completed)
   const auto enqueue = [&] {
     for (long i = 0; i < chunk; ++i) body(stream);
     done_events[static_cast<std::size_t>(enqueued % in_flight)].record(stream);
@@ -294,74 +398,88 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   const auto advance = [&] {
     done_events[static_cast<std::size_t>(completed % in_flight)].synchronize();
     ++completed;
+    timeline.emplace_back(now_s(), completed);
     enqueue();
   };
-  const auto run_for = [&](double seconds) {
-    const double until = now_s() + seconds;
-    while (now_s() < until) advance();
-  };
-  // A window starts and ends where the counter steps, so each holds whole steps and no
-  // quantization error; the operations are the chunks completed when each step was seen.
-  struct step {
-    double t = 0;
-    std::uint64_t mj = 0;
-    long completed = 0;
-  };
-  std::uint64_t last_mj = 0;
-  std::string counter_error;
-  const auto next_step = [&](double not_before) -> std::optional<step> {
-    const double give_up = now_s() + 5 * window_s + 1;
-    while (now_s() < give_up) {
-      advance();
-      const auto e = monitor->energy_mj();
-      if (!e.value) {
-        counter_error = e.error;
-        return std::nullopt;
-      }
-      const double t = now_s();
-      if (*e.value == last_mj) continue;
-      last_mj = *e.value;
-      if (t >= not_before) return step{t, *e.value, completed};
-    }
-    counter_error = "the energy counter stopped advancing under load";
-    return std::nullopt;
-  };
 
+  // Windows start and end where the counter steps, so each holds whole steps and no quantization
+  // error; each starts at the first step after a random delay (a random phase against the step).
+  // The operations in a window are read off the completion timeline at its two step times.
+  struct window_edges {
+    step_watcher::step first;
+    step_watcher::step last;
+  };
+  std::vector<window_edges> edges;
+  std::string counter_error;
   power_sampler power(*monitor, o.power_hz);
+  std::optional<step_watcher> watcher;
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> phase(0.0, base.tick_s);
-  std::vector<energy_window> windows;
   try {
     for (long i = 0; i < in_flight; ++i) enqueue();
-    run_for(0.2); // clocks and power settle under load
-    if (const auto e = monitor->energy_mj(); e.value) last_mj = *e.value;
-    for (int w = 0; w < o.windows && !interrupt_requested(); ++w) {
-      // A random delay first, so the windows sample the counter's steps at random phases.
-      const auto s0 = next_step(now_s() + phase(rng));
-      if (!s0) break;
-      const auto s1 = next_step(s0->t + window_s);
-      if (!s1) break;
-      energy_window win;
-      win.seconds = s1->t - s0->t;
-      win.counter_j = static_cast<double>(s1->mj - s0->mj) * 1e-3;
-      win.ops = static_cast<double>((s1->completed - s0->completed) * chunk) * ops_per_launch;
-      win.integral_j = s0->t; // the integral needs the whole power record: filled in below
-      windows.push_back(win);
+    const double settle_until = now_s() + 0.2; // clocks and power settle under load
+    while (now_s() < settle_until) advance();
+    watcher.emplace(*monitor);
+    std::size_t seen = 0;
+    std::optional<step_watcher::step> open;
+    double not_before = now_s() + phase(rng);
+    double last_step_t = now_s();
+    while (static_cast<int>(edges.size()) < o.windows && !interrupt_requested()) {
+      advance();
+      for (const auto& st : watcher->steps_from(seen, counter_error)) {
+        ++seen;
+        last_step_t = st.t;
+        if (!open) {
+          if (st.t >= not_before) open = st;
+        } else if (st.t >= open->t + window_s) {
+          edges.push_back({*open, st});
+          open.reset();
+          not_before = st.t + phase(rng);
+          if (static_cast<int>(edges.size()) == o.windows) break;
+        }
+      }
+      if (!counter_error.empty()) break;
+      if (now_s() - last_step_t > 5 * window_s + 1) {
+        counter_error = "the energy counter stopped advancing under load";
+        break;
+      }
     }
+    watcher->finish();
     GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
   } catch (...) {
+    if (watcher) watcher->finish();
     power.finish();
     throw;
   }
   power.finish();
   if (!counter_error.empty()) return energy_unsupported(counter_error);
-  for (auto& w : windows) {
-    const double t0 = w.integral_j;
-    w.integral_j = integrate_power(power.samples(), t0, t0 + w.seconds);
+  std::vector<energy_window> windows;
+  double launches = 0;
+  for (const auto& [first, last] : edges) {
+    energy_window w;
+    w.seconds = last.t - first.t;
+    w.counter_j = static_cast<double>(last.mj - first.mj) * 1e-3;
+    const double chunks = completed_at(timeline, last.t) - completed_at(timeline, first.t);
+    launches += chunks * static_cast<double>(chunk);
+    w.ops = chunks * static_cast<double>(chunk) * ops_per_launch;
+    w.integral_j = integrate_power(power.samples(), first.t, last.t);
+    windows.push_back(w);
   }
   auto j = summarize_energy(windows, base.idle_w, base.tick_s, window_s, op_unit, bytes_per_op, o);
   j["launches_per_chunk"] = chunk;
+  j["chunks_in_flight"] = in_flight;
   j["power_samples"] = power.samples().size();
+  j["counter_read_s"] = watcher->median_read_s();
+  // The share of the windows the GPU spent running the work: launches x the GPU time of one
+  // launch back to back, over the windows' time. Below 0.9 the figure is the energy of a GPU that
+  // waited on the host, and the row says so.
+  double seconds = 0;
+  for (const auto& w : windows) seconds += w.seconds;
+  if (seconds > 0 && launch_s > 0) {
+    const double busy = launches * launch_s / seconds;
+    j["busy_fraction"] = busy;
+    j["host_bound"] = busy < 0.9;
+  }
   if (power.samples().empty()) {
     j.erase("counter_vs_integral");
     j["disagreement_flag"] = false;
@@ -494,6 +612,10 @@ std::string energy_line(const json& e) {
   if (const auto it = e.find("counter_vs_integral"); it != e.end() && it->is_number())
     out += fmt::format(", counter vs power integral {:.1f}%{}", it->get<double>() * 100,
                        e.value("disagreement_flag", false) ? " (DISAGREE > 5%)" : "");
+  if (const auto it = e.find("busy_fraction"); it != e.end() && it->is_number())
+    out += fmt::format(", GPU busy {:.0f}%{}", it->get<double>() * 100,
+                       e.value("host_bound", false) ? " (HOST-BOUND: the GPU waited on the host)"
+                                                    : "");
   return out;
 }
 

@@ -76,7 +76,9 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   auto cpu = measure_host("cpu_reference", opts.measure, work, reference);
   cpu.description = vecadd_reference_description(type, pool.size());
   if (opts.energy && !interrupt_requested())
-    cpu.energy = measure_cpu_energy(reference, static_cast<double>(n), "element", {});
+    cpu.energy = measure_cpu_energy(
+        reference, static_cast<double>(n), "element",
+        energy_options_for(opts.measure.energy_window, opts.measure.energy_windows));
   if (opts.cpu_only) {
     r.measurements.push_back(std::move(cpu));
     return r;
@@ -178,9 +180,10 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   measure("kernel", work, kernel);
   if (opts.energy && !r.measurements.empty() && !interrupt_requested()) {
     auto& tel = ctx.telemetry(device);
-    r.measurements.back().energy =
-        measure_gpu_energy(tel.monitor(), tel.unavailable_reason(), s, kernel,
-                           static_cast<double>(n), "element", 3.0 * static_cast<double>(size), {});
+    r.measurements.back().energy = measure_gpu_energy(
+        tel.monitor(), tel.unavailable_reason(), s, kernel, static_cast<double>(n), "element",
+        3.0 * static_cast<double>(size),
+        energy_options_for(opts.measure.energy_window, opts.measure.energy_windows));
   }
   if (opts.measure.batch_time > 0 && !interrupt_requested())
     r.measurements.push_back(sampler.run_batch("kernel (batch)", opts.measure, work, kernel));

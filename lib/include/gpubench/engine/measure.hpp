@@ -30,6 +30,10 @@ struct measure_options {
   /// > 0: also time back-to-back launches between two events, about this many seconds a sample
   /// (gpu_sampler::run_batch), for kernels shorter than a launch.
   double batch_time = 0;
+  /// --energy-window / --energy-windows (energy.hpp): each energy window lasts at least this many
+  /// seconds (and 10 counter steps), and at least this many windows are measured.
+  double energy_window = 1.0;
+  int energy_windows = 5;
 };
 
 /// Why sampling stopped. noise: rel. stddev <= max_noise; stable: the 95% interval of the

@@ -43,6 +43,8 @@ struct run_file_options {
   // issue 14
   std::optional<double> batch_time;
   std::optional<bool> energy;
+  std::optional<double> energy_window;
+  std::optional<int> energy_windows;
 };
 
 struct run_file {

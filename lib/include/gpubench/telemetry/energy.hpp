@@ -27,6 +27,9 @@ struct energy_options {
   std::uint64_t seed = 42;        ///< the random phases
 };
 
+/// The options a run asked for: --energy-window and --energy-windows (measure_options).
+energy_options energy_options_for(double min_window_s, int windows);
+
 /// How long one window lasts for a counter that steps every `tick_s` seconds.
 double energy_window_seconds(double tick_s, const energy_options& o);
 
