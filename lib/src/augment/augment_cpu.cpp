@@ -3,13 +3,13 @@
 // operation by operation, exactly as the kernels do it.
 #include "gpubench/augment/augment_cpu.hpp"
 
+#include "gpubench/engine/check_elements.hpp"
 #include "gpubench/engine/half.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <vector>
 
 namespace gpubench::augment_cpu {
@@ -173,13 +173,6 @@ float load_output(dtype t, const void* p, std::size_t i) {
   return static_cast<const float*>(p)[i];
 }
 
-struct check_tally {
-  std::uint64_t mismatches = 0;
-  std::uint64_t non_finite = 0;
-  double max_abs = 0;
-  std::uint64_t first_bad = UINT64_MAX;
-};
-
 } // namespace
 
 verification check_output(const augment_shape& shape, const float* ref, const void* got,
@@ -188,49 +181,26 @@ verification check_output(const augment_shape& shape, const float* ref, const vo
   const auto channels = static_cast<std::size_t>(shape.channels);
   const std::size_t n = static_cast<std::size_t>(shape.batch) * channels * plane;
   const double rel = shape.out == dtype::f16 ? 0x1p-11 : shape.out == dtype::bf16 ? 0x1p-8 : 0.0;
-  check_tally total;
-  std::mutex m;
-  pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
-    check_tally t;
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto c = (i / plane) % channels;
-      const double r = ref[i];
-      const double g = load_output(shape.out, got, i);
-      const double tol =
-          abs_tolerance * std::fabs(static_cast<double>(shape.inv_std[c])) + rel * std::fabs(r);
-      const double err = std::fabs(g - r);
-      // A NaN or infinity on either side is a mismatch, never within tolerance: a reference gone
-      // non-finite (a blur of sigma 0) must not let matching NaN output pass.
-      if (!std::isfinite(g) || !std::isfinite(r)) {
-        ++t.non_finite;
-        ++t.mismatches;
-        t.first_bad = std::min<std::uint64_t>(t.first_bad, i);
-        continue;
-      }
-      if (err > t.max_abs) t.max_abs = err;
-      if (!(err <= tol)) {
-        ++t.mismatches;
-        t.first_bad = std::min<std::uint64_t>(t.first_bad, i);
-      }
-    }
-    const std::lock_guard lock(m);
-    total.mismatches += t.mismatches;
-    total.non_finite += t.non_finite;
-    total.max_abs = std::max(total.max_abs, t.max_abs);
-    total.first_bad = std::min(total.first_bad, t.first_bad);
-  });
   verification v;
-  v.performed = true;
   v.method = tolerance_rule(shape.out);
   v.tolerance = abs_tolerance;
-  v.max_abs_error = total.max_abs;
-  v.checked = n;
-  v.mismatches = total.mismatches;
-  v.passed = total.non_finite == 0 && v.within_tolerance_fraction() >= required_share;
+  const auto checked = check_elements(n, pool, v, [&](std::size_t i) {
+    const auto c = (i / plane) % channels;
+    const double r = ref[i];
+    const double g = load_output(shape.out, got, i);
+    // A NaN or infinity on either side is a mismatch, never within tolerance: a reference gone
+    // non-finite (a blur of sigma 0) must not let matching NaN output pass.
+    if (!std::isfinite(g) || !std::isfinite(r)) return element_outcome{0, false, true};
+    const double tol =
+        abs_tolerance * std::fabs(static_cast<double>(shape.inv_std[c])) + rel * std::fabs(r);
+    const double err = std::fabs(g - r);
+    return element_outcome{err, err <= tol};
+  });
+  v.passed = checked.non_finite == 0 && v.within_tolerance_fraction() >= required_share;
   v.details["within_tolerance_fraction"] = v.within_tolerance_fraction();
-  v.details["non_finite"] = total.non_finite;
-  if (total.first_bad != UINT64_MAX) {
-    const std::size_t i = total.first_bad;
+  v.details["non_finite"] = checked.non_finite;
+  if (checked.first_bad) {
+    const std::size_t i = *checked.first_bad;
     const std::size_t pix = i % plane;
     v.details["first_mismatch"] = {{"image", i / (plane * channels)},
                                    {"channel", (i / plane) % channels},

@@ -1,5 +1,7 @@
 #include "gpubench/stream/stream_cpu.hpp"
 
+#include "gpubench/engine/check_elements.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,34 +81,21 @@ verification check_stream_array(dtype type, const void* expected, const void* go
   const std::size_t size = dtype_size(type);
   const auto* e_bytes = static_cast<const std::byte*>(expected);
   const auto* g_bytes = static_cast<const std::byte*>(got);
-  std::mutex m;
   verification v;
-  v.performed = true;
   v.method = "exact";
-  v.checked = n;
-  std::size_t first_bad = std::numeric_limits<std::size_t>::max();
-  pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
-    double max_err = 0;
-    std::uint64_t bad = 0;
-    std::size_t first = std::numeric_limits<std::size_t>::max();
-    for (std::size_t i = begin; i < end; ++i) {
-      if (std::memcmp(e_bytes + i * size, g_bytes + i * size, size) == 0) continue;
-      const double g = value(got, i);
-      max_err = std::max(max_err, std::isnan(g) ? std::numeric_limits<double>::infinity()
-                                                : std::abs(g - value(expected, i)));
-      ++bad;
-      first = std::min(first, i);
-    }
-    const std::lock_guard lock(m);
-    v.max_abs_error = std::max(v.max_abs_error, max_err);
-    v.mismatches += bad;
-    first_bad = std::min(first_bad, first);
-  });
-  v.passed = v.mismatches == 0;
-  if (!v.passed)
-    v.details["first_mismatch"] = {{"index", first_bad},
-                                   {"expected", value(expected, first_bad)},
-                                   {"got", value(got, first_bad)}};
+  const auto first_bad =
+      check_elements(n, pool, v, [&](std::size_t i) {
+        if (std::memcmp(e_bytes + i * size, g_bytes + i * size, size) == 0)
+          return element_outcome{};
+        const double g = value(got, i);
+        return element_outcome{std::isnan(g) ? std::numeric_limits<double>::infinity()
+                                             : std::abs(g - value(expected, i)),
+                               false};
+      }).first_bad;
+  if (first_bad)
+    v.details["first_mismatch"] = {{"index", *first_bad},
+                                   {"expected", value(expected, *first_bad)},
+                                   {"got", value(got, *first_bad)}};
   return v;
 }
 

@@ -1,5 +1,6 @@
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
+#include "gpubench/engine/check_elements.hpp"
 #include "gpubench/engine/half.hpp"
 #include "gpubench/engine/random.hpp"
 
@@ -10,7 +11,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
 
 namespace gpubench {
 
@@ -125,41 +125,26 @@ verification check_vecadd(dtype type, const void* expected, const void* got, std
                           thread_pool& pool) {
   const bool exact = type == dtype::f32 || type == dtype::f64;
   const std::size_t size = dtype_size(type);
-  std::mutex m;
   verification v;
-  v.performed = true;
   v.method = vecadd_tolerance_rule(type);
-  v.checked = n;
-  std::size_t first_bad = std::numeric_limits<std::size_t>::max();
-  pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
-    double max_err = 0;
-    std::uint64_t bad = 0;
-    std::size_t first = std::numeric_limits<std::size_t>::max();
-    for (std::size_t i = begin; i < end; ++i) {
-      const double e = value_at(type, expected, i);
-      const double g = value_at(type, got, i);
-      const double err = std::isnan(g) ? std::numeric_limits<double>::infinity() : std::abs(g - e);
-      max_err = std::max(max_err, err);
-      // Equal NaN bits are not a verified result.
-      const bool ok = std::isfinite(e) && std::isfinite(g) &&
-                      (exact ? std::memcmp(static_cast<const std::byte*>(expected) + i * size,
-                                           static_cast<const std::byte*>(got) + i * size, size) == 0
-                             : err <= ulp16(type, e));
-      if (!ok) {
-        ++bad;
-        first = std::min(first, i);
-      }
-    }
-    const std::lock_guard lock(m);
-    v.max_abs_error = std::max(v.max_abs_error, max_err);
-    v.mismatches += bad;
-    first_bad = std::min(first_bad, first);
-  });
-  v.passed = v.mismatches == 0;
-  if (!v.passed) {
-    v.details["first_mismatch"] = {{"index", first_bad},
-                                   {"expected", value_at(type, expected, first_bad)},
-                                   {"got", value_at(type, got, first_bad)}};
+  const auto first_bad =
+      check_elements(n, pool, v, [&](std::size_t i) {
+        const double e = value_at(type, expected, i);
+        const double g = value_at(type, got, i);
+        const double err =
+            std::isnan(g) ? std::numeric_limits<double>::infinity() : std::abs(g - e);
+        // Equal NaN bits are not a verified result.
+        const bool ok =
+            std::isfinite(e) && std::isfinite(g) &&
+            (exact ? std::memcmp(static_cast<const std::byte*>(expected) + i * size,
+                                 static_cast<const std::byte*>(got) + i * size, size) == 0
+                   : err <= ulp16(type, e));
+        return element_outcome{err, ok};
+      }).first_bad;
+  if (first_bad) {
+    v.details["first_mismatch"] = {{"index", *first_bad},
+                                   {"expected", value_at(type, expected, *first_bad)},
+                                   {"got", value_at(type, got, *first_bad)}};
   }
   return v;
 }

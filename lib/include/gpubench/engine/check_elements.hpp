@@ -1,0 +1,70 @@
+#pragma once
+// Element-by-element verification on the thread pool (every element of a GPU output is checked
+// against its CPU reference): the one loop behind each benchmark's check.
+#include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/results/result.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <optional>
+
+namespace gpubench {
+
+/// One element's check: its absolute error (infinity for a NaN) and whether it passes; a
+/// non-finite element is also counted apart (augment reports them).
+struct element_outcome {
+  double error = 0;
+  bool ok = true;
+  bool non_finite = false;
+};
+
+/// What the caller describes in v.details: the first failing index and the non-finite count.
+struct element_check {
+  std::optional<std::size_t> first_bad;
+  std::uint64_t non_finite = 0;
+};
+
+/// Checks elements [0, n) in parallel, `check(i)` giving each element's outcome, and fills `v`:
+/// performed, checked = n, mismatches, max_abs_error (over every element) and passed (no
+/// mismatch; a caller with a looser rule sets it again).
+template <class Check>
+element_check check_elements(std::size_t n, thread_pool& pool, verification& v,
+                             const Check& check) {
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::mutex m;
+  std::size_t first_bad = none;
+  std::uint64_t non_finite = 0;
+  v.performed = true;
+  v.checked = n;
+  v.mismatches = 0;
+  pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    double max_err = 0;
+    std::uint64_t bad = 0;
+    std::uint64_t bad_values = 0;
+    std::size_t first = none;
+    for (std::size_t i = begin; i < end; ++i) {
+      const element_outcome o = check(i);
+      max_err = std::max(max_err, o.error);
+      if (o.non_finite) ++bad_values;
+      if (!o.ok) {
+        ++bad;
+        first = std::min(first, i);
+      }
+    }
+    const std::lock_guard lock(m);
+    v.max_abs_error = std::max(v.max_abs_error, max_err);
+    v.mismatches += bad;
+    non_finite += bad_values;
+    first_bad = std::min(first_bad, first);
+  });
+  v.passed = v.mismatches == 0;
+  element_check out;
+  out.non_finite = non_finite;
+  if (first_bad != none) out.first_bad = first_bad;
+  return out;
+}
+
+} // namespace gpubench
