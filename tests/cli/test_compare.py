@@ -151,10 +151,29 @@ class Formats(CompareCase):
         self.assertEqual(proc.returncode, 1)
         lines = proc.stdout.splitlines()
         self.assertEqual(lines[0], "### gpubench compare: 1 regression")
-        header = lines.index("| benchmark | params | device | measurement | base | new | "
+        # One device on every row: its column is left out (the environment block names it).
+        header = lines.index("| benchmark | params | measurement | base | new | "
                              "change | interval | runs | verdict |")
         self.assertTrue(lines[header + 1].startswith("|---|"))
         self.assertIn("**slower (REGRESSION)**", proc.stdout)
+
+    def test_the_table_fits_120_columns(self):
+        # Deep paths and five runs a side: the environment block shows file names, first and
+        # last, and the summary is three short lines.
+        deep = os.path.join(self.tmp.name, *(["a-rather-long-folder-name"] * 6))
+        os.makedirs(deep)
+        runs = []
+        for k in range(5):
+            path = os.path.join(deep, f"run-{k}.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(self.report, f)
+            runs.append(path)
+        proc = gpubench("compare", "--base", *runs, "--new", *runs)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        widest = max(proc.stdout.splitlines(), key=len)
+        self.assertLessEqual(len(widest), 120, widest)
+        self.assertIn("run-0.json ... run-4.json (5 runs)", proc.stdout)
+        self.assertIn("Judged 5 runs vs 5: threshold 5.0%, same within +-2.5%", proc.stdout)
 
     def test_json_written_with_output(self):
         out = os.path.join(self.tmp.name, "cmp.json")

@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <ostream>
 
@@ -37,12 +39,11 @@ std::string measurement_text(const comparison_row& r) {
   return r.host_bound ? r.measurement + " [host-bound]" : r.measurement;
 }
 
-std::string summary_line(const comparison& c) {
+/// The counts, the rules they were judged by, and how host-bound rows were treated: three lines,
+/// each short enough for a 120-column terminal.
+std::vector<std::string> summary_lines(const comparison& c) {
   std::map<verdict, int> counts;
   for (const auto& row : c.rows) ++counts[row.result.outcome];
-  std::string hb = c.host_bound_threshold
-                       ? fmt::format("host-bound threshold {:.1f}%", 100 * *c.host_bound_threshold)
-                       : std::string("host-bound measurements not gated");
   // With one run on a side the limits move by the assumed run noise (docs/compare.md).
   const bool one_run = c.base_env.runs < 2 || c.new_env.runs < 2;
   const double margin = one_run ? c.same_margin - c.run_noise : c.same_margin;
@@ -51,13 +52,21 @@ std::string summary_line(const comparison& c) {
   const std::string limit = one_run ? fmt::format("threshold {:.1f}% + run noise {:.1f}%",
                                                   100.0 * c.threshold, 100.0 * c.run_noise)
                                     : fmt::format("threshold {:.1f}%", 100.0 * c.threshold);
-  return fmt::format("{} of {} BASE measurements compared ({:.0f}%): {} faster, {} slower, {} "
-                     "same, {} inconclusive; {} regressions ({}, {}, {:.0f}% intervals, {} runs "
-                     "vs {}; {})",
-                     c.rows.size(), c.base_measurements, 100 * c.compared_share(),
-                     counts[verdict::faster], counts[verdict::slower], counts[verdict::same],
-                     counts[verdict::inconclusive], c.regressions(), limit, same,
-                     100 * (1 - c.alpha), c.base_env.runs, c.new_env.runs, hb);
+  std::vector<std::string> lines;
+  lines.push_back(
+      fmt::format("{} of {} BASE measurements compared ({:.0f}%): {} faster, {} slower, "
+                  "{} same, {} inconclusive; {} regressions",
+                  c.rows.size(), c.base_measurements, 100 * c.compared_share(),
+                  counts[verdict::faster], counts[verdict::slower], counts[verdict::same],
+                  counts[verdict::inconclusive], c.regressions()));
+  lines.push_back(fmt::format("Judged {} run{} vs {}: {}, {}, {:.0f}% intervals", c.base_env.runs,
+                              c.base_env.runs == 1 ? "" : "s", c.new_env.runs, limit, same,
+                              100 * (1 - c.alpha)));
+  lines.push_back(
+      c.host_bound_threshold
+          ? fmt::format("Host-bound measurements: threshold {:.1f}%", 100 * *c.host_bound_threshold)
+          : std::string("Host-bound measurements: judged, not gated"));
+  return lines;
 }
 
 std::string coverage_line(const comparison& c) {
@@ -100,8 +109,15 @@ std::vector<std::vector<std::string>> environment_rows(const comparison& c) {
   const auto& b = c.base_env;
   const auto& n = c.new_env;
   std::vector<std::vector<std::string>> rows{{"", "BASE", "NEW"}};
+  // File names without their folders, and the first and last of more than two (the JSON output
+  // lists every path): the block stays narrow however deep the paths are.
   rows.push_back(row("files", b, n, [](const side_environment& e) {
-    return fmt::format("{} ({} run{})", fmt::join(e.files, " "), e.runs, e.runs == 1 ? "" : "s");
+    std::vector<std::string> names;
+    for (const auto& f : e.files) names.push_back(std::filesystem::path(f).filename().string());
+    const std::string shown = names.size() > 2
+                                  ? fmt::format("{} ... {}", names.front(), names.back())
+                                  : fmt::format("{}", fmt::join(names, " "));
+    return fmt::format("{} ({} run{})", shown, e.runs, e.runs == 1 ? "" : "s");
   }));
   rows.push_back(row("gpu", b, n, [](const side_environment& e) {
     return e.gpus.empty() ? std::string("cpu") : fmt::format("{}", fmt::join(e.gpus, ", "));
@@ -147,18 +163,30 @@ void write_lists(std::ostream& os, const comparison& c, std::string_view bullet)
     }
   }
   list("Regressions", regressions);
-  os << '\n' << summary_line(c) << '\n';
+  os << '\n';
+  for (const auto& line : summary_lines(c)) os << line << '\n';
   if (c.coverage_short()) os << coverage_line(c) << '\n';
 }
 
 /// The rows as columns for the shared writers (text_table.hpp); the parameters wrap in a table.
+/// The device column is left out when every row is on one device: the environment block above
+/// names it, and the table then fits 120 columns.
 text_table rows_table(const comparison& c, bool mark_regressions) {
+  constexpr std::size_t device_column = 2;
+  const bool one_device = std::all_of(c.rows.begin(), c.rows.end(), [&](const auto& r) {
+    return r.device == c.rows.front().device;
+  });
+  const auto keep = [&](std::vector<std::string> v) {
+    if (one_device) v.erase(v.begin() + device_column);
+    return v;
+  };
   text_table t;
-  t.header = header();
-  for (std::size_t i = 0; i < t.header.size(); ++i) t.right.push_back(numeric_column(i));
+  t.header = keep(header());
+  for (std::size_t i = 0; i < header().size(); ++i)
+    if (!one_device || i != device_column) t.right.push_back(numeric_column(i));
   t.wrap_column = 1;
   for (const auto& r : c.rows) {
-    auto row = cells(r);
+    auto row = keep(cells(r));
     if (mark_regressions && r.regression()) row.back() = "**" + row.back() + "**";
     t.rows.push_back(std::move(row));
   }
