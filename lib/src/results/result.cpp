@@ -95,7 +95,10 @@ json to_json(const measurement& m) {
   if (m.stopped) j["stop_reason"] = std::string(to_string(*m.stopped));
   if (m.timing) j["timing"] = std::string(to_string(*m.timing));
   if (m.invalid_samples > 0) j["invalid_samples"] = m.invalid_samples;
-  if (m.batch_launches > 0) j["batch_launches"] = m.batch_launches;
+  if (m.batch_launches > 0) {
+    j["batch_launches"] = m.batch_launches;
+    j["batch_launch_free"] = m.batch_launch_free;
+  }
   if (!m.description.empty()) j["description"] = m.description;
   if (!m.telemetry.empty()) j["telemetry"] = m.telemetry;
   if (!m.energy.empty()) j["energy"] = m.energy;
@@ -279,6 +282,8 @@ measurement measurement_from_json(const json& j, const std::string& path) {
     m.invalid_samples = integer_in<std::size_t>(r, "invalid_samples", 0, std::size_t{1} << 40);
   if (r.maybe("batch_launches", json::value_t::number_integer) != nullptr)
     m.batch_launches = integer_in<long>(r, "batch_launches", 0, 1L << 40);
+  if (const auto* b = r.maybe("batch_launch_free", json::value_t::boolean))
+    m.batch_launch_free = *b;
   if (const auto* t = r.maybe("telemetry", json::value_t::object)) m.telemetry = *t;
   if (const auto* e = r.maybe("energy", json::value_t::object)) m.energy = *e;
   finalize(m); // statistics and rates are recomputed from the raw samples

@@ -70,6 +70,9 @@ struct measurement {
   std::optional<gpu_timing> timing;   ///< GPU clock only
   std::size_t invalid_samples = 0;    ///< discarded (a blocking kernel that timed out)
   long batch_launches = 0;            ///< launches per sample (gpu_timing::batch only)
+  /// gpu_timing::batch: the launches were held behind the blocking kernel (the GPU ran them back
+  /// to back whatever the host's launch rate); false when the blocker could not be used.
+  bool batch_launch_free = false;
   /// What a CPU reference is (threads, vectorization, dtype path), so a speedup says what it
   /// compares; empty for GPU rows.
   std::string description;
