@@ -144,6 +144,29 @@ class MpiTest(unittest.TestCase):
             # The first point, finished by everyone before the stall, is kept for ranks 0 and 2.
             self.assertEqual(sorted(r["rank"] for r in doc["results"]), [0, 2])
 
+    def test_sigterm_ends_ranks_waiting_on_a_long_sync_timeout(self):
+        # Rank 1 stops answering; the others wait for it with a 600 s timeout. A SIGTERM to the
+        # launcher (a CI timeout, Slurm) must end every rank now, not after 600 s.
+        environment = {**os.environ, "GPUBENCH_MPI_TEST_FAIL": "1:2:stall"}
+        if "ASAN_OPTIONS" in environment:
+            environment["ASAN_OPTIONS"] += ":detect_leaks=0"
+        proc = subprocess.Popen([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "3",
+                                 GPUBENCH, "vecadd", "--cpu-only", "--n", "1Ki,2Ki,4Ki", *FAST,
+                                 "--sync-timeout", "600"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=environment)
+        time.sleep(4)
+        started = time.monotonic()
+        proc.terminate()
+        try:
+            _, err = proc.communicate(timeout=40)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            self.fail("the ranks did not end within 40 s of SIGTERM")
+        self.assertLess(time.monotonic() - started, 40)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("stopping to answer", err)
+
     def test_a_rank_that_crashes_ends_the_job_with_an_error(self):
         started = time.monotonic()
         p = mpirun(2, "vecadd", "--cpu-only", "--n", "1Ki,2Ki", *FAST, "--sync-timeout", "5",

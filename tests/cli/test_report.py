@@ -68,6 +68,18 @@ class Report(unittest.TestCase):
         csv_rows = gpubench("report", self.measured, "--format", "csv").stdout.strip().splitlines()
         self.assertEqual(len(csv_rows), 1 + 4)  # header + one row per (result, measurement)
 
+    def test_summary_tables_fit_120_columns(self):
+        # The augment and pipeline summaries go through the shared table writer (columns as wide
+        # as their cells, a constant depth said once above the table, a mode no row ran left out).
+        proc = gpubench("report", SYNTHETIC_H200)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        for title in ("augment summary", "pipeline summary"):
+            block = proc.stdout.split(title, 1)[1].split("\n\n", 1)[0].splitlines()
+            self.assertGreater(len(block), 2, title)
+            for line in block:
+                self.assertLessEqual(len(line), 120, line)
+        self.assertIn("depth 2 for every row", " ".join(proc.stdout.split()))  # a wrapped caption
+
     def test_several_files_are_merged_in_order(self):
         second = copy.deepcopy(self.report)
         for r in second["results"]:

@@ -15,6 +15,7 @@
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/report.hpp"
+#include "gpubench/results/text_table.hpp"
 #include "gpubench/telemetry/energy.hpp"
 
 #include <fmt/format.h>
@@ -383,20 +384,20 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
     return it == r.derived.end() ? "" : fmt::format("{:.2f}x", it->get<double>());
   };
   os << "augment summary (images/s from the median; speedups compare medians)\n";
-  os << fmt::format("  {:>7} {:>20} {:>20} {:>20} {:>15} {:>15} {:>15}  {}\n", "batch",
-                    "cpu_reference", "staged", "fused", "fused/staged", "fused/cpu",
-                    "fused+h2d/cpu", "verification");
+  // The shared table writer (text_table.hpp): columns as wide as their widest cell.
+  text_table t;
+  t.header = {"batch",        "cpu_reference", "staged",        "fused",
+              "fused/staged", "fused/cpu",     "fused+h2d/cpu", "verification"};
+  t.right = {true, true, true, true, true, true, true, false};
   for (const result* r : results) {
     if (r->status == result_status::skipped || r->status == result_status::error) continue;
-    os << fmt::format(
-        "  {:>7} {:>20} {:>20} {:>20} {:>15} {:>15} {:>15}  {}\n", r->params.value("batch", 0),
-        rate_of(*r, "cpu_reference"), rate_of(*r, "staged"), rate_of(*r, "fused"),
-        speedup(*r, "speedup_fused_vs_staged"), speedup(*r, "speedup_fused_vs_cpu_reference"),
-        speedup(*r, "speedup_fused_with_upload_vs_cpu_reference"),
-        !r->verify.performed ? "not performed"
-        : r->verify.passed   ? "passed"
-                             : "FAILED");
+    t.rows.push_back(
+        {std::to_string(r->params.value("batch", 0)), rate_of(*r, "cpu_reference"),
+         rate_of(*r, "staged"), rate_of(*r, "fused"), speedup(*r, "speedup_fused_vs_staged"),
+         speedup(*r, "speedup_fused_vs_cpu_reference"),
+         speedup(*r, "speedup_fused_with_upload_vs_cpu_reference"), verification_word(r->verify)});
   }
+  write_text_table(os, t);
   os << "\n";
 }
 

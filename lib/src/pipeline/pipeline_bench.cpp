@@ -12,6 +12,7 @@
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/results/report.hpp"
+#include "gpubench/results/text_table.hpp"
 #include "gpubench/telemetry/energy.hpp"
 
 #include <fmt/format.h>
@@ -233,29 +234,56 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
     const auto* m = r.find(name);
     return m == nullptr ? "-" : format_seconds(m->median());
   };
-  os << "pipeline summary (steps/s from the median per-step time; eff = overlap efficiency "
-        "(T_serial - T_mode) / (T_serial - max(tA, tB)))\n";
-  os << fmt::format("  {:<16} {:>6} {:>5} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8} "
-                    "{:>6} {:>8} {:>6}  {}\n",
-                    "scenario", "batch", "depth", "stage A", "stage B", "serial", "streams",
-                    "graph", "cpu-aug", "ideal", "streams", "eff", "graph", "eff", "verification");
+  // The shared table writer (text_table.hpp): columns as wide as their widest cell; the speedup
+  // columns are "x serial" and their overlap efficiencies "eff".
+  text_table t;
+  t.header = {"scenario", "batch", "depth", "stage A", "stage B", "serial", "streams", "graph",
+              "cpu-aug",  "ideal", "x ser", "eff",     "x ser",   "eff",    "verified"};
+  t.right.assign(t.header.size(), true);
+  t.right.front() = false;
+  t.right.back() = false;
   for (const result* r : results) {
     if (r->status == result_status::skipped || r->status == result_status::error) continue;
-    os << fmt::format(
-        "  {:<16} {:>6} {:>5} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8} {:>6} {:>8} "
-        "{:>6}  {}\n",
-        r->params.value("scenario", ""), r->params.value("batch", 0), r->params.value("depth", 0),
-        time_of(*r, "stage_a"), time_of(*r, "stage_b"), num(*r, "serial_steps_per_s", "{:.1f}"),
-        num(*r, "streams_steps_per_s", "{:.1f}"), num(*r, "graph_steps_per_s", "{:.1f}"),
-        num(*r, "cpu_augment_steps_per_s", "{:.2f}"), num(*r, "ideal_speedup", "{:.2f}x"),
-        num(*r, "streams_speedup_vs_serial", "{:.2f}x"),
-        num(*r, "streams_overlap_efficiency", "{:.0f}%"),
-        num(*r, "graph_speedup_vs_serial", "{:.2f}x"),
-        num(*r, "graph_overlap_efficiency", "{:.0f}%"),
-        !r->verify.performed ? "not performed"
-        : r->verify.passed   ? "passed"
-                             : "FAILED");
+    t.rows.push_back(
+        {r->params.value("scenario", ""), std::to_string(r->params.value("batch", 0)),
+         std::to_string(r->params.value("depth", 0)), time_of(*r, "stage_a"),
+         time_of(*r, "stage_b"), num(*r, "serial_steps_per_s", "{:.1f}"),
+         num(*r, "streams_steps_per_s", "{:.1f}"), num(*r, "graph_steps_per_s", "{:.1f}"),
+         num(*r, "cpu_augment_steps_per_s", "{:.2f}"), num(*r, "ideal_speedup", "{:.2f}x"),
+         num(*r, "streams_speedup_vs_serial", "{:.2f}x"),
+         num(*r, "streams_overlap_efficiency", "{:.0f}%"),
+         num(*r, "graph_speedup_vs_serial", "{:.2f}x"),
+         num(*r, "graph_overlap_efficiency", "{:.0f}%"), verification_word(r->verify)});
   }
+  // A mode no row ran (cpu-aug unless asked for) leaves a column of dashes: it is left out.
+  for (std::size_t c = t.header.size(); c-- > 5;) {
+    if (!t.rows.empty() &&
+        std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) { return row[c] == "-"; })) {
+      t.header.erase(t.header.begin() + static_cast<std::ptrdiff_t>(c));
+      t.right.erase(t.right.begin() + static_cast<std::ptrdiff_t>(c));
+      for (auto& row : t.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
+    }
+  }
+  // One depth for every row (the usual case): said once, above the table, not in a column.
+  std::string depth_note;
+  constexpr std::size_t depth_column = 2;
+  if (!t.rows.empty() && std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) {
+        return row[depth_column] == t.rows.front()[depth_column];
+      })) {
+    depth_note = fmt::format("; depth {} for every row", t.rows.front()[depth_column]);
+    t.header.erase(t.header.begin() + depth_column);
+    t.right.erase(t.right.begin() + depth_column);
+    for (auto& row : t.rows) row.erase(row.begin() + depth_column);
+  }
+  for (const auto& line :
+       wrap_words(fmt::format("pipeline summary (steps/s from the median per-step time for serial, "
+                              "streams, graph and cpu-aug; x ser = speedup over serial of streams, "
+                              "then of graph; eff = overlap efficiency (T_serial - T_mode) / "
+                              "(T_serial - max(tA, tB)){})",
+                              depth_note),
+                  120))
+    os << line << '\n';
+  write_text_table(os, t);
   os << "\n";
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 namespace gpubench {
 
@@ -48,6 +49,11 @@ std::string format_rate(double per_s, std::string_view unit) {
   return scaled(per_s, fmt::format("{}/s", unit));
 }
 
+std::string verification_word(const verification& v) {
+  if (!v.performed) return "not performed";
+  return v.passed ? "passed" : "FAILED";
+}
+
 namespace {
 
 std::string params_line(const json& params) { return params_text(params); }
@@ -71,8 +77,11 @@ std::string peak_text(const measurement& m) {
   const double theor = rate(m, "fraction_of_theoretical_peak");
   const double meas = rate(m, "fraction_of_measured_peak");
   std::string out;
-  if (theor >= 0) out = fmt::format("{:.1f}% theor.", theor * 100);
-  if (meas >= 0) out += fmt::format("{}{:.1f}% of D2D", out.empty() ? "" : ", ", meas * 100);
+  // "90.2% (D2D 101.9%)": of the theoretical peak, then of the measured device-to-device copy.
+  if (theor >= 0) out = fmt::format("{:.1f}%", theor * 100);
+  if (meas >= 0)
+    out += out.empty() ? fmt::format("D2D {:.1f}%", meas * 100)
+                       : fmt::format(" (D2D {:.1f}%)", meas * 100);
   return out;
 }
 
@@ -99,6 +108,9 @@ std::string stop_text(const measurement& m) {
   return "?";
 }
 
+/// A line under a result's rows (not wrapped: each says one thing, and stays greppable).
+void write_note(std::ostream& os, const std::string& text) { os << "  " << text << '\n'; }
+
 /// Telemetry lines under a result's rows: the first GPU measurement's always (or that it is
 /// unavailable, once), every flagged one's, and energy where measured.
 void write_what_the_gpu_did(std::ostream& os, const result& r) {
@@ -107,14 +119,14 @@ void write_what_the_gpu_did(std::ostream& os, const result& r) {
     if (m.telemetry.empty()) continue;
     const bool available = m.telemetry.value("available", false);
     if (first || (available && telemetry_flagged(m.telemetry)))
-      os << fmt::format("  {}{}\n", available ? fmt::format("[{}] ", m.name) : "",
-                        telemetry_line(m.telemetry));
+      write_note(os, fmt::format("{}{}", available ? fmt::format("[{}] ", m.name) : "",
+                                 telemetry_line(m.telemetry)));
     first = false;
   }
   for (const auto& m : r.measurements)
-    if (!m.energy.empty()) os << fmt::format("  [{}] {}\n", m.name, energy_line(m.energy));
+    if (!m.energy.empty()) write_note(os, fmt::format("[{}] {}", m.name, energy_line(m.energy)));
   for (const auto& m : r.measurements)
-    if (!m.description.empty()) os << fmt::format("  [{}] is {}\n", m.name, m.description);
+    if (!m.description.empty()) write_note(os, fmt::format("[{}] is {}", m.name, m.description));
 }
 
 std::string verification_line(const verification& v) {
@@ -134,25 +146,32 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
     os << fmt::format("  {}: {}\n\n", to_string(r.status), r.reason);
     return;
   }
-  os << fmt::format("  {:<24} {:<5} {:>11} {:>11} {:>7} {:>7} {:>7}  {:>12} {:>16}  {}\n",
-                    "measurement", "clock", "median", "min", "rel.sd", "samples", "stop",
-                    "bandwidth", "rate", "of peak");
+  // The shared table writer, indented two spaces.
+  text_table t;
+  t.header = {"measurement", "clock", "median",    "min",  "rel.sd",
+              "samples",     "stop",  "bandwidth", "rate", "of peak (D2D)"};
+  t.right = {false, false, true, true, true, true, true, true, true, false};
   for (const auto& m : r.measurements) {
     const double bps = rate(m, "bytes_per_s");
     const double ips = rate(m, "items_per_s");
     // A '*' marks a row whose telemetry is flagged (thermal, hw slowdown, contention).
     const std::string name = telemetry_flagged(m.telemetry) ? m.name + " *" : m.name;
-    os << fmt::format("  {:<24} {:<5} {:>11} {:>11} {:>6.1f}% {:>7} {:>7}  {:>12} {:>16}  {}\n",
-                      name, m.clock == clock_kind::gpu ? (m.cold ? "gpu" : "gpu/w") : "host",
+    t.rows.push_back({name, m.clock == clock_kind::gpu ? (m.cold ? "gpu" : "gpu/w") : "host",
                       format_seconds(m.stats.median), format_seconds(m.stats.min),
-                      m.stats.rel_stddev * 100, m.stats.count, stop_text(m),
+                      fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
+                      std::to_string(m.stats.count), stop_text(m),
                       bps > 0 ? format_bytes_per_s(bps) : "",
-                      ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m));
+                      ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m)});
   }
+  std::ostringstream rows;
+  write_text_table(rows, t);
+  std::istringstream lines(rows.str());
+  for (std::string line; std::getline(lines, line);) os << "  " << line << '\n';
   write_what_the_gpu_did(os, r);
   for (const auto& [k, v] : r.derived.items())
-    os << fmt::format("  {}: {}\n", k, derived_value(k, v));
-  os << "  verification: " << verification_line(r.verify) << "\n\n";
+    write_note(os, fmt::format("{}: {}", k, derived_value(k, v)));
+  write_note(os, "verification: " + verification_line(r.verify));
+  os << '\n';
 }
 
 } // namespace
@@ -169,6 +188,7 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
         it != summaries.end() && it->second && !results.empty())
       it->second(os, results);
   // One line that says what the columns mean and why a row stopped where it did.
+  // One line (issue 13: a one-line legend), unlike the tables above it, which fit 120 columns.
   if (!rep.results.empty())
     os << "Legend: clock gpu = CUDA events (after an L2 flush; gpu/w = --warm), host = steady "
           "clock; rel.sd = relative standard deviation; stop: noise = rel.sd <= --max-noise, "

@@ -148,12 +148,23 @@ public:
 
   // --- point to point with a deadline ---
 
+  /// A signal while this rank waits for another (Ctrl-C, or the launcher's SIGTERM after another
+  /// rank ended the job) ends it now: the wait could otherwise last the whole --sync-timeout.
+  void end_if_interrupted() const {
+    if (!interrupt_requested()) return;
+    std::fprintf(stderr, "gpubench: rank %d: interrupted (%s) while waiting for another rank\n",
+                 rank_, interrupt_signal_name());
+    std::fflush(stderr);
+    std::_Exit(128 + interrupt_signal());
+  }
+
   /// Waits for `req` until the deadline; false (request cancelled) when it passed.
-  static bool wait(MPI_Request& req, steady::time_point deadline) {
+  bool wait(MPI_Request& req, steady::time_point deadline) const {
     int done = 0;
     while (true) {
       MPI_Test(&req, &done, MPI_STATUS_IGNORE);
       if (done != 0) return true;
+      end_if_interrupted();
       if (steady::now() >= deadline) {
         MPI_Cancel(&req);
         MPI_Request_free(&req);
@@ -186,6 +197,7 @@ public:
     while (true) {
       MPI_Iprobe(from, tag_result, MPI_COMM_WORLD, &ready, &st);
       if (ready != 0) break;
+      end_if_interrupted();
       if (steady::now() >= deadline) return std::nullopt;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
@@ -301,7 +313,10 @@ public:
                    job_.rank(), fail_->stall ? "stopping to answer" : "aborting", index + 1);
       std::fflush(stderr);
       if (!fail_->stall) std::abort();
-      while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+      // Stops answering MPI, but still ends on a signal (the launcher's SIGTERM when rank 0
+      // ends the job), as a rank hung in its own work would.
+      while (!interrupt_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::_Exit(128 + interrupt_signal());
     }
     const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
                                               std::chrono::duration<double>(timeout_s_));

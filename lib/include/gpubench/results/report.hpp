@@ -28,6 +28,8 @@ void write_markdown(std::ostream& os, const run_report& r);
 
 /// Human units: 28.4 us, 1.52 ms; 4.23 TB/s; 1.2 M images/s.
 std::string format_seconds(double s);
+/// One word for a summary table: "passed", "FAILED" or "not performed".
+std::string verification_word(const verification& v);
 std::string format_bytes_per_s(double bps);
 std::string format_rate(double per_s, std::string_view unit);
 std::string format_bytes(double bytes);
