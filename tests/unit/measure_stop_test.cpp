@@ -1,6 +1,7 @@
 // Why sampling stopped: every measurement records it, and the `stable` rule converges on samples
 // whose spread stays above --max-noise (cold micro-kernels) once their mean is known well enough.
 #include "gpubench/engine/measure.hpp"
+#include "gpubench/engine/stats.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -43,9 +44,15 @@ TEST_CASE("stop reason: 2% spread converges as stable once the mean is known to 
   std::normal_distribution<double> cold(28e-6, 0.02 * 28e-6); // the issue's 10M cold kernel
   const auto out = sample_until_stable(quick(), [&] { return cold(rng); });
   CHECK(out.converged);
-  CHECK(out.stopped == stop_reason::stable);
   CHECK(out.samples.size() < 1000);
-  CHECK(trimmed_mean_rel_ci95(out.samples) <= 0.01 / 4);
+  if (out.stopped == stop_reason::noise) {
+    // The first draws of a 2% spread show 1% or less about once in 80 seeds (10 draws:
+    // chi-square, 9 degrees of freedom): stopping on noise is then the rule working.
+    CHECK(summarize(out.samples).rel_stddev <= 0.01);
+  } else {
+    CHECK(out.stopped == stop_reason::stable);
+    CHECK(trimmed_mean_rel_ci95(out.samples) <= 0.01 / 4);
+  }
 }
 
 TEST_CASE("stop reason: outliers from a flush do not keep it from converging", "[measure]") {
@@ -56,7 +63,11 @@ TEST_CASE("stop reason: outliers from a flush do not keep it from converging", "
   // And one sample in twenty is 30% slow: the plain rel. stddev stays near 7%.
   const auto out =
       sample_until_stable(quick(), [&] { return base(rng) * (u(rng) < 0.05 ? 1.3 : 1.0); });
-  CHECK(out.stopped == stop_reason::stable);
+  CHECK(out.converged);
+  if (out.stopped == stop_reason::noise) // first draws with no outlier and a small spread by chance
+    CHECK(summarize(out.samples).rel_stddev <= 0.01);
+  else
+    CHECK(out.stopped == stop_reason::stable);
 }
 
 TEST_CASE("stop reason: limits are not convergence", "[measure]") {
