@@ -64,3 +64,17 @@ TEST_CASE("a text table wraps its wide column to fit the width", "[writers]") {
 TEST_CASE("markdown cells escape the column separator", "[writers]") {
   CHECK(markdown_text("a|b\nc") == "a\\|b c");
 }
+
+TEST_CASE("a column that says the same on every row can be found and left out", "[table]") {
+  gpubench::text_table t;
+  t.header = {"name", "device", "time"};
+  t.right = {false, false, true};
+  t.rows = {{"a", "H200", "1 us"}, {"b", "H200", "2 us"}};
+  CHECK(gpubench::constant_column(t, 1));
+  CHECK_FALSE(gpubench::constant_column(t, 0));
+  gpubench::erase_column(t, 1);
+  CHECK(t.header == std::vector<std::string>{"name", "time"});
+  CHECK(t.right == std::vector<bool>{false, true});
+  CHECK(t.rows[1] == std::vector<std::string>{"b", "2 us"});
+  CHECK_FALSE(gpubench::constant_column(gpubench::text_table{}, 0)); // no rows: nothing to say
+}

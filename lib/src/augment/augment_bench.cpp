@@ -260,9 +260,7 @@ result run_augment_point(const json& point, run_context& ctx) {
         "contraction)",
         pool.size());
     if (opts.energy && !interrupt_requested())
-      m.energy = measure_cpu_energy(
-          reference, images, "image",
-          energy_options_for(opts.measure.energy_window, opts.measure.energy_windows));
+      m.energy = measure_cpu_energy(reference, images, "image", energy_options_for(opts.measure));
     r.measurements.push_back(std::move(m));
   };
   if (opts.cpu_only) {
@@ -358,9 +356,9 @@ result run_augment_point(const json& point, run_context& ctx) {
     if (opts.energy && std::string_view(name) != "h2d" && !r.measurements.empty() &&
         !interrupt_requested()) {
       auto& tel = ctx.telemetry(device);
-      r.measurements.back().energy = measure_gpu_energy(
-          tel.monitor(), tel.unavailable_reason(), s, body, images, "image", 0,
-          energy_options_for(opts.measure.energy_window, opts.measure.energy_windows));
+      r.measurements.back().energy =
+          measure_gpu_energy(tel.monitor(), tel.unavailable_reason(), s, body, images, "image", 0,
+                             energy_options_for(opts.measure));
     }
     if (opts.measure.batch_time > 0 && std::string_view(name) != "h2d" && !interrupt_requested())
       r.measurements.push_back(sampler.run_batch(fmt::format("{} (batch)", name), opts.measure,

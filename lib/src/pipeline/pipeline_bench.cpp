@@ -204,7 +204,7 @@ result run_pipeline_point(const json& point, run_context& ctx) {
       r.measurements.back().energy = measure_gpu_energy(
           tel.monitor(), tel.unavailable_reason(), s,
           [&](cudaStream_t st) { engine.run(m, n, st); }, static_cast<double>(n), "step", 0,
-          energy_options_for(opts.measure.energy_window, opts.measure.energy_windows));
+          energy_options_for(opts.measure));
     }
   }
   engine.start(pipeline_mode::serial, s); // quiets the cpu-augment loader
@@ -256,24 +256,14 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
          num(*r, "graph_overlap_efficiency", "{:.0f}%"), verification_word(r->verify)});
   }
   // A mode no row ran (cpu-aug unless asked for) leaves a column of dashes: it is left out.
-  for (std::size_t c = t.header.size(); c-- > 5;) {
-    if (!t.rows.empty() &&
-        std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) { return row[c] == "-"; })) {
-      t.header.erase(t.header.begin() + static_cast<std::ptrdiff_t>(c));
-      t.right.erase(t.right.begin() + static_cast<std::ptrdiff_t>(c));
-      for (auto& row : t.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
-    }
-  }
+  for (std::size_t c = t.header.size(); c-- > 5;)
+    if (constant_column(t, c) && t.rows.front()[c] == "-") erase_column(t, c);
   // One depth for every row (the usual case): said once, above the table, not in a column.
   std::string depth_note;
   constexpr std::size_t depth_column = 2;
-  if (!t.rows.empty() && std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) {
-        return row[depth_column] == t.rows.front()[depth_column];
-      })) {
+  if (constant_column(t, depth_column)) {
     depth_note = fmt::format("; depth {} for every row", t.rows.front()[depth_column]);
-    t.header.erase(t.header.begin() + depth_column);
-    t.right.erase(t.right.begin() + depth_column);
-    for (auto& row : t.rows) row.erase(row.begin() + depth_column);
+    erase_column(t, depth_column);
   }
   for (const auto& line :
        wrap_words(fmt::format("pipeline summary (steps/s from the median per-step time for serial, "

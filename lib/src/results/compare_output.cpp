@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -172,24 +171,17 @@ void write_lists(std::ostream& os, const comparison& c, std::string_view bullet)
 /// The device column is left out when every row is on one device: the environment block above
 /// names it, and the table then fits 120 columns.
 text_table rows_table(const comparison& c, bool mark_regressions) {
-  constexpr std::size_t device_column = 2;
-  const bool one_device = std::all_of(c.rows.begin(), c.rows.end(), [&](const auto& r) {
-    return r.device == c.rows.front().device;
-  });
-  const auto keep = [&](std::vector<std::string> v) {
-    if (one_device) v.erase(v.begin() + device_column);
-    return v;
-  };
   text_table t;
-  t.header = keep(header());
-  for (std::size_t i = 0; i < header().size(); ++i)
-    if (!one_device || i != device_column) t.right.push_back(numeric_column(i));
+  t.header = header();
+  for (std::size_t i = 0; i < t.header.size(); ++i) t.right.push_back(numeric_column(i));
   t.wrap_column = 1;
   for (const auto& r : c.rows) {
-    auto row = keep(cells(r));
+    auto row = cells(r);
     if (mark_regressions && r.regression()) row.back() = "**" + row.back() + "**";
     t.rows.push_back(std::move(row));
   }
+  if (constexpr std::size_t device_column = 2; constant_column(t, device_column))
+    erase_column(t, device_column);
   return t;
 }
 

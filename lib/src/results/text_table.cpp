@@ -8,6 +8,19 @@
 
 namespace gpubench {
 
+bool constant_column(const text_table& t, std::size_t c) {
+  return !t.rows.empty() && std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& row) {
+    return row[c] == t.rows.front()[c];
+  });
+}
+
+void erase_column(text_table& t, std::size_t c) {
+  const auto at = [c](auto& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>(c)); };
+  at(t.header);
+  if (c < t.right.size()) at(t.right);
+  for (auto& row : t.rows) at(row);
+}
+
 std::vector<std::string> wrap_words(std::string_view s, std::size_t width) {
   width = std::max<std::size_t>(width, 1);
   std::vector<std::string> lines;

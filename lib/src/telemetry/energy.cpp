@@ -21,10 +21,10 @@ namespace gpubench {
 
 using nlohmann::json;
 
-energy_options energy_options_for(double min_window_s, int windows) {
+energy_options energy_options_for(const measure_options& m) {
   energy_options o;
-  o.min_window_s = min_window_s;
-  o.windows = windows;
+  o.min_window_s = m.energy_window;
+  o.windows = m.energy_windows;
   return o;
 }
 

@@ -76,9 +76,8 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   auto cpu = measure_host("cpu_reference", opts.measure, work, reference);
   cpu.description = vecadd_reference_description(type, pool.size());
   if (opts.energy && !interrupt_requested())
-    cpu.energy = measure_cpu_energy(
-        reference, static_cast<double>(n), "element",
-        energy_options_for(opts.measure.energy_window, opts.measure.energy_windows));
+    cpu.energy = measure_cpu_energy(reference, static_cast<double>(n), "element",
+                                    energy_options_for(opts.measure));
   if (opts.cpu_only) {
     r.measurements.push_back(std::move(cpu));
     return r;
@@ -182,8 +181,7 @@ result run_vecadd_point(const json& point, run_context& ctx) {
     auto& tel = ctx.telemetry(device);
     r.measurements.back().energy = measure_gpu_energy(
         tel.monitor(), tel.unavailable_reason(), s, kernel, static_cast<double>(n), "element",
-        3.0 * static_cast<double>(size),
-        energy_options_for(opts.measure.energy_window, opts.measure.energy_windows));
+        3.0 * static_cast<double>(size), energy_options_for(opts.measure));
   }
   if (opts.measure.batch_time > 0 && !interrupt_requested())
     r.measurements.push_back(sampler.run_batch("kernel (batch)", opts.measure, work, kernel));

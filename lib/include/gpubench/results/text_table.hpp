@@ -22,6 +22,11 @@ struct text_table {
   std::size_t width = 120;
 };
 
+/// True when the table has rows and column `c` says the same on every one.
+bool constant_column(const text_table& t, std::size_t c);
+/// Removes column `c` (header, alignment, every row), e.g. a constant one said once elsewhere.
+void erase_column(text_table& t, std::size_t c);
+
 /// Columns padded to their widest cell, two spaces apart, no trailing blanks; the wrap column
 /// gets what the others leave of `width` (at least 24 characters) and wraps within it.
 void write_text_table(std::ostream& os, const text_table& t);
