@@ -25,7 +25,7 @@ std::vector<cuda_arch> cuda_architectures() {
   std::vector<cuda_arch> out;
   std::istringstream in(cuda_architectures_text());
   std::string item;
-  while (std::getline(in, item, ';')) {
+  while (std::getline(in, item, ',')) { // cmake/packaging.cmake writes the list with commas
     std::size_t digits = 0;
     while (digits < item.size() && std::isdigit(static_cast<unsigned char>(item[digits])) != 0)
       ++digits;

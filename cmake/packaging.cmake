@@ -3,8 +3,11 @@
 include(GNUInstallDirs)
 
 # --- Build facts (app/build_info.cpp) ---------------------------------------------------------
+# The architecture list goes in with commas: a ';' would split the definition into several
+# compiler arguments (and broke the build of any list of more than one architecture).
+string(REPLACE ";" "," gpubench_arch_text "${CMAKE_CUDA_ARCHITECTURES}")
 target_compile_definitions(gpubench PRIVATE
-  GPUBENCH_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES}"
+  GPUBENCH_CUDA_ARCHITECTURES="${gpubench_arch_text}"
   GPUBENCH_CUDART_LINKAGE="${GPUBENCH_CUDART}")
 # MPI: the app asks the library (mpi_built_in()), which lib/CMakeLists.txt builds with or without.
 
