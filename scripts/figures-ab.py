@@ -29,7 +29,7 @@ def main():
         if not m:
             continue
         for key, med in rows(path):
-            medians.setdefault((key, m.group(2)), []).append(med)
+            medians.setdefault((f"{m.group(1)}: {key}", m.group(2)), []).append(med)
     keys = sorted({k for k, _ in medians})
     print("| measurement | old median (us) | new median (us) | change | rounds |")
     print("|---|---|---|---|---|")

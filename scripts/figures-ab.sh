@@ -5,6 +5,9 @@
 # same call, so drift in clocks or temperature falls on both.
 #
 #   scripts/figures-ab.sh OLD_BIN NEW_BIN OUT_DIR [ROUNDS]
+#
+# AB_EXTRA adds cases, one "name|arguments" a line, for paths the recorded figures do not cover
+# (a generic kernel, a small size).
 set -uo pipefail
 old=${1:?usage: scripts/figures-ab.sh OLD_BIN NEW_BIN OUT_DIR [ROUNDS]}
 new=${2:?}
@@ -18,6 +21,7 @@ cases=(
   "augment|augment --batch 32,256 --impl all"
   "pipeline|pipeline --batch 32"
 )
+while IFS= read -r line; do [[ -n $line ]] && cases+=("$line"); done <<<"${AB_EXTRA:-}"
 for ((r = 1; r <= rounds; ++r)); do
   for c in "${cases[@]}"; do
     name=${c%%|*}

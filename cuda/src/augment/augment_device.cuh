@@ -38,6 +38,54 @@ struct halo_shape {
 
 using am::halo_coordinate;
 
+/// What every augment kernel reads of the shape: the geometry and the normalization. The fused and
+/// the staged kernels' arguments derive from it; fill_shape_args fills it.
+struct shape_args {
+  int channels;
+  int height;
+  int width;
+  int crop;
+  int size; ///< the output side (augment_shape::resize)
+  int radius;
+  float scale;
+  float centre;
+  float mean[augment_max_channels];
+  float inv_std[augment_max_channels];
+};
+
+inline void fill_shape_args(shape_args& a, const augment_shape& shape) {
+  a.channels = shape.channels;
+  a.height = shape.height;
+  a.width = shape.width;
+  a.crop = shape.crop;
+  a.size = shape.resize;
+  a.radius = shape.radius;
+  a.scale = shape.scale;
+  a.centre = am::centre(shape.resize);
+  for (int c = 0; c < augment_max_channels; ++c) {
+    a.mean[c] = shape.mean[c];
+    a.inv_std[c] = shape.inv_std[c];
+  }
+}
+
+/// The blur's weights, copied from shared memory into registers when the radius is known at
+/// compile time (R >= 0); with R < 0 they stay in shared memory.
+template <int R>
+struct blur_weights {
+  float w[2 * R + 1];
+  __device__ explicit blur_weights(const float* shared) {
+#pragma unroll
+    for (int k = 0; k <= 2 * R; ++k) w[k] = shared[k];
+  }
+  [[nodiscard]] __device__ const float* get() const { return w; }
+};
+template <>
+struct blur_weights<-1> {
+  const float* shared;
+  __device__ explicit blur_weights(const float* s) : shared(s) {}
+  [[nodiscard]] __device__ const float* get() const { return shared; }
+};
+
 /// Exact uint8 -> float without the conversion pipe: 2^23 + b as bits, minus 2^23.
 __device__ __forceinline__ float biased_byte(std::uint32_t b) {
   return __uint_as_float(0x4B000000U | b);
@@ -112,6 +160,30 @@ __device__ __forceinline__ void row_pass_any(const float* raw, float* rows, int 
 
 // ---- column pass: rows -> column_segment x 4 outputs per item, handed to `store` ----------------
 
+/// `Rows` outputs of 4 adjacent columns from the rows at src, src + Stride, ...: output o is the
+/// sum of input row o + k times tap k, from 0 and with k increasing (the order every blur here and
+/// the CPU reference use). Both compile-time column passes, generic and fast, are this loop.
+template <int Rows, int Taps, int Stride, typename Weights>
+__device__ __forceinline__ void column_taps(const float* src, const Weights& w,
+                                            float4 (&acc)[Rows]) {
+#pragma unroll
+  for (int o = 0; o < Rows; ++o) acc[o] = make_float4(0.0F, 0.0F, 0.0F, 0.0F);
+#pragma unroll
+  for (int j = 0; j < Rows + Taps - 1; ++j) {
+    const float4 v = *reinterpret_cast<const float4*>(src + j * Stride);
+#pragma unroll
+    for (int o = 0; o < Rows; ++o) {
+      const int k = j - o;
+      if (k >= 0 && k < Taps) {
+        acc[o].x = am::mac(acc[o].x, w[k], v.x);
+        acc[o].y = am::mac(acc[o].y, w[k], v.y);
+        acc[o].z = am::mac(acc[o].z, w[k], v.z);
+        acc[o].w = am::mac(acc[o].w, w[k], v.w);
+      }
+    }
+  }
+}
+
 /// `store(channel, tile_row, tile_col, float4)` receives 4 horizontally adjacent outputs.
 template <int R, typename Store>
 __device__ __forceinline__ void column_pass(const float* rows, int channels, const halo_shape& hs,
@@ -125,23 +197,7 @@ __device__ __forceinline__ void column_pass(const float* rows, int channels, con
     const int c = i / (groups * segments);
     const float* src = rows + (c * hs.h + seg * column_segment) * tile_w + 4 * g;
     float4 acc[column_segment];
-#pragma unroll
-    for (int o = 0; o < column_segment; ++o) acc[o] = make_float4(0.0F, 0.0F, 0.0F, 0.0F);
-      // Input row j contributes to output o with tap j - o; taps are added in increasing order.
-#pragma unroll
-    for (int j = 0; j < column_segment + 2 * R; ++j) {
-      const float4 v = *reinterpret_cast<const float4*>(src + j * tile_w);
-#pragma unroll
-      for (int o = 0; o < column_segment; ++o) {
-        const int k = j - o;
-        if (k >= 0 && k <= 2 * R) {
-          acc[o].x = am::mac(acc[o].x, w[k], v.x);
-          acc[o].y = am::mac(acc[o].y, w[k], v.y);
-          acc[o].z = am::mac(acc[o].z, w[k], v.z);
-          acc[o].w = am::mac(acc[o].w, w[k], v.w);
-        }
-      }
-    }
+    column_taps<column_segment, 2 * R + 1, tile_w>(src, w, acc);
 #pragma unroll
     for (int o = 0; o < column_segment; ++o) store(c, seg * column_segment + o, 4 * g, acc[o]);
   }
@@ -279,22 +335,7 @@ __device__ __forceinline__ void column_pass(const float* __restrict__ rows, cons
   const int c = t / ((tw / 4) * (th / column_rows));
   const float* src = rows + (c * halo_h + seg * column_rows) * tw + 4 * g;
   float4 acc[column_rows];
-#pragma unroll
-  for (int o = 0; o < column_rows; ++o) acc[o] = make_float4(0.0F, 0.0F, 0.0F, 0.0F);
-#pragma unroll
-  for (int j = 0; j < column_rows + 2 * radius; ++j) {
-    const float4 v = *reinterpret_cast<const float4*>(src + j * tw);
-#pragma unroll
-    for (int o = 0; o < column_rows; ++o) {
-      const int k = j - o;
-      if (k >= 0 && k < taps) {
-        acc[o].x = am::mac(acc[o].x, w[k], v.x);
-        acc[o].y = am::mac(acc[o].y, w[k], v.y);
-        acc[o].z = am::mac(acc[o].z, w[k], v.z);
-        acc[o].w = am::mac(acc[o].w, w[k], v.w);
-      }
-    }
-  }
+  column_taps<column_rows, taps, tw>(src, w, acc);
 #pragma unroll
   for (int o = 0; o < column_rows; ++o) store(c, seg * column_rows + o, 4 * g, acc[o]);
 }

@@ -13,25 +13,14 @@ void launch_augment_fused(const augment_shape& shape, const std::uint8_t* input,
   if (shape.batch == 0) return;
   if (shape.out == dtype::f64) throw std::invalid_argument("augment: f64 output is not offered");
   fused_args a{};
+  fill_shape_args(a, shape);
   a.input = input;
   a.samples = samples;
   a.out = out;
-  a.channels = shape.channels;
-  a.height = shape.height;
-  a.width = shape.width;
-  a.crop = shape.crop;
-  a.size = shape.resize;
-  a.radius = shape.radius;
   a.tiles_x = (shape.resize + tile_w - 1) / tile_w;
   a.tiles_per_image = a.tiles_x * ((shape.resize + tile_h - 1) / tile_h);
   a.tabulated = shape.resize <= resize_table_max;
-  a.scale = shape.scale;
-  a.centre = am::centre(shape.resize);
   a.float_bias = 0x4B000000U;
-  for (int c = 0; c < augment_max_channels; ++c) {
-    a.mean[c] = shape.mean[c];
-    a.inv_std[c] = shape.inv_std[c];
-  }
   if (fused_fast_applies(shape))
     launch_fused_fast(a, shape, s);
   else

@@ -11,24 +11,14 @@ namespace gpubench::cuda::augment_detail {
 /// Output sides up to this tabulate their resize taps in shared memory; larger ones compute them.
 constexpr int resize_table_max = 1024;
 
-struct fused_args {
+struct fused_args : shape_args {
   const std::uint8_t* __restrict__ input;
   const augment_sample* __restrict__ samples;
   void* __restrict__ out;
-  int channels;
-  int height;
-  int width;
-  int crop;
-  int size;
-  int radius;
   int tiles_x;
   int tiles_per_image;
   int channel_group;
   bool tabulated;
-  float scale;
-  float centre;
-  float mean[augment_max_channels];
-  float inv_std[augment_max_channels];
   /// 0x4B000000, the bits of 2^23 (see biased_channel). A parameter rather than a literal: as a
   /// literal ptxas puts it in PRMT's one immediate slot and rebuilds the byte selectors in
   /// registers in every iteration of the sample loop, a dozen extra moves per sample.

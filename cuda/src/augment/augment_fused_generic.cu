@@ -227,14 +227,7 @@ __global__ void __launch_bounds__(block_threads)
     }
   __syncthreads();
 
-  // Weights in registers when the radius is known at compile time.
-  [[maybe_unused]] float w[R >= 0 ? 2 * R + 1 : 1];
-  const float* wp = weights;
-  if constexpr (R >= 0) {
-#pragma unroll
-    for (int k = 0; k <= 2 * R; ++k) w[k] = weights[k];
-    wp = w;
-  }
+  const blur_weights<R> w(weights); // registers when the radius is known at compile time
 
   const std::size_t plane_bytes =
       static_cast<std::size_t>(a.height) * static_cast<std::size_t>(a.width);
@@ -270,7 +263,7 @@ __global__ void __launch_bounds__(block_threads)
     }
     sample_halo<Interp>(a, hs, columns, rows, table, src, group, raw);
     __syncthreads();
-    blur_tile<R>(raw, blurred_rows, group, hs, wp, [&](int c, int ty, int tx, float4 v) {
+    blur_tile<R>(raw, blurred_rows, group, hs, w.get(), [&](int c, int ty, int tx, float4 v) {
       const int y = y0 + ty;
       const int x = x0 + tx;
       if (y >= a.size || x >= a.size) return;

@@ -16,19 +16,12 @@ using namespace augment_detail;
 
 constexpr int threads = 256;
 
-struct staged_args {
+// The batch first, as a base of its own: the kernels then read it and the channel count with one
+// 8-byte constant load, as they did when the fields were written out here.
+struct batch_arg {
   int batch;
-  int channels;
-  int height;
-  int width;
-  int crop;
-  int size;
-  int radius;
-  float scale;
-  float centre;
-  float mean[augment_max_channels];
-  float inv_std[augment_max_channels];
 };
+struct staged_args : batch_arg, shape_args {};
 
 __device__ __forceinline__ std::size_t grid_index() {
   return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -246,13 +239,7 @@ __global__ void __launch_bounds__(block_threads)
   const int t = static_cast<int>(threadIdx.x);
   for (int i = t; i <= 2 * radius; i += block_threads) weights[i] = samples[image].weights[i];
   __syncthreads();
-  [[maybe_unused]] float w[R >= 0 ? 2 * R + 1 : 1];
-  const float* wp = weights;
-  if constexpr (R >= 0) {
-#pragma unroll
-    for (int k = 0; k <= 2 * R; ++k) w[k] = weights[k];
-    wp = w;
-  }
+  const blur_weights<R> w(weights); // registers when R is known
 
   const auto size = static_cast<std::size_t>(a.size);
   const std::size_t plane_px = size * size;
@@ -273,7 +260,7 @@ __global__ void __launch_bounds__(block_threads)
     __syncthreads();
     float* dst = blurred + (static_cast<std::size_t>(image) * a.channels + c0) * plane_px;
     const bool vector_rows = a.size % 4 == 0;
-    blur_tile<R>(raw, rows, group, hs, wp, [&](int c, int ty, int tx, float4 v) {
+    blur_tile<R>(raw, rows, group, hs, w.get(), [&](int c, int ty, int tx, float4 v) {
       const int y = y0 + ty;
       const int x = x0 + tx;
       if (y >= a.size || x >= a.size) return;
@@ -396,18 +383,7 @@ void launch_augment_staged(const augment_shape& shape, const std::uint8_t* input
   if (shape.out == dtype::f64) throw std::invalid_argument("augment: f64 output is not offered");
   staged_args a{};
   a.batch = shape.batch;
-  a.channels = shape.channels;
-  a.height = shape.height;
-  a.width = shape.width;
-  a.crop = shape.crop;
-  a.size = shape.resize;
-  a.radius = shape.radius;
-  a.scale = shape.scale;
-  a.centre = am::centre(shape.resize);
-  for (int c = 0; c < augment_max_channels; ++c) {
-    a.mean[c] = shape.mean[c];
-    a.inv_std[c] = shape.inv_std[c];
-  }
+  fill_shape_args(a, shape);
   const std::size_t images = static_cast<std::size_t>(shape.batch) * shape.channels;
   const std::size_t in_n = images * shape.input_pixels();
 

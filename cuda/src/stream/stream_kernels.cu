@@ -1,6 +1,6 @@
-// BabelStream's kernels for Hopper bandwidth: 16-byte loads and stores, a grid sized to the device
-// with each thread striding over the vectors (two vectors per trip, so every thread keeps two
-// independent loads per array in flight), and a scalar tail. Products and sums use the _rn
+// BabelStream's kernels for Hopper bandwidth: Copy, Mul, Add and Triad are operations on the
+// 16-byte element-wise loop vecadd also uses (core/elementwise16.cuh), over a grid sized to the
+// device; Dot has the same loop with a reduction. Products and sums use the _rn
 // intrinsics, which the compiler never contracts into fused multiply-adds, so the CPU reference
 // (compiled with -ffp-contract=off) reproduces every element bit for bit. Dot sums in double:
 // per-block partials through shuffles and shared memory, then the last block to finish adds the
@@ -8,9 +8,10 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/stream_kernels.hpp"
 
+#include "core/elementwise16.cuh"
+
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 
 namespace gpubench::cuda {
@@ -45,45 +46,6 @@ struct triad_op {
   __device__ T operator()(T x, T y) const { return add_rn(x, mul_rn(scalar, y)); }
 };
 
-template <typename T, typename Op>
-__device__ __forceinline__ uint4 apply_vec(const Op& op, uint4 x, uint4 y) {
-  constexpr int per_vec = 16 / sizeof(T);
-  T xs[per_vec];
-  T ys[per_vec];
-  memcpy(xs, &x, 16);
-  memcpy(ys, &y, 16);
-#pragma unroll
-  for (int e = 0; e < per_vec; ++e) xs[e] = op(xs[e], ys[e]);
-  memcpy(&x, xs, 16);
-  return x;
-}
-
-/// out = op(x, y) element by element; y is not read when the operation has one input.
-template <typename T, typename Op>
-__global__ void stream_elementwise(const T* __restrict__ x, const T* __restrict__ y,
-                                   T* __restrict__ out, std::size_t n, Op op) {
-  constexpr std::size_t per_vec = 16 / sizeof(T);
-  const std::size_t nvec = n / per_vec;
-  const auto* xv = reinterpret_cast<const uint4*>(x);
-  const auto* yv = reinterpret_cast<const uint4*>(y);
-  auto* ov = reinterpret_cast<uint4*>(out);
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint4 none{};
-  for (; i + stride < nvec; i += 2 * stride) {
-    const uint4 x0 = xv[i];
-    const uint4 x1 = xv[i + stride];
-    const uint4 y0 = Op::inputs == 2 ? yv[i] : none;
-    const uint4 y1 = Op::inputs == 2 ? yv[i + stride] : none;
-    ov[i] = apply_vec<T>(op, x0, y0);
-    ov[i + stride] = apply_vec<T>(op, x1, y1);
-  }
-  if (i < nvec) ov[i] = apply_vec<T>(op, xv[i], Op::inputs == 2 ? yv[i] : none);
-  const std::size_t tail =
-      nvec * per_vec + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (tail < n) out[tail] = op(x[tail], Op::inputs == 2 ? y[tail] : T{});
-}
-
 /// The block's sum in thread 0 (other threads return partial values). blockDim.x is a multiple of
 /// 32; the leading barrier lets a block call it twice.
 __device__ double block_sum(double v) {
@@ -105,14 +67,12 @@ __device__ double block_sum(double v) {
 
 template <typename T>
 __device__ __forceinline__ double dot_vec(uint4 x, uint4 y) {
-  constexpr int per_vec = 16 / sizeof(T);
-  T xs[per_vec];
-  T ys[per_vec];
-  memcpy(xs, &x, 16);
-  memcpy(ys, &y, 16);
+  const lanes16<T> xs = unpack16<T>(x);
+  const lanes16<T> ys = unpack16<T>(y);
   double s = 0;
 #pragma unroll
-  for (int e = 0; e < per_vec; ++e) s += static_cast<double>(xs[e]) * static_cast<double>(ys[e]);
+  for (int e = 0; e < lanes16<T>::count; ++e)
+    s += static_cast<double>(xs.v[e]) * static_cast<double>(ys.v[e]);
   return s;
 }
 
@@ -181,19 +141,19 @@ void launch_typed(stream_op op, const stream_launch& cfg, const stream_arrays& a
   const auto scalar = static_cast<T>(stream_scalar);
   switch (op) {
   case stream_op::copy:
-    stream_elementwise<T><<<grid, block, 0, s>>>(a, nullptr, c, n, copy_op<T>{});
+    elementwise16<T><<<grid, block, 0, s>>>(a, nullptr, c, n, copy_op<T>{});
     GPUBENCH_CHECK_LAUNCH("stream copy");
     break;
   case stream_op::mul:
-    stream_elementwise<T><<<grid, block, 0, s>>>(c, nullptr, b, n, mul_op<T>{scalar});
+    elementwise16<T><<<grid, block, 0, s>>>(c, nullptr, b, n, mul_op<T>{scalar});
     GPUBENCH_CHECK_LAUNCH("stream mul");
     break;
   case stream_op::add:
-    stream_elementwise<T><<<grid, block, 0, s>>>(a, b, c, n, add_op<T>{});
+    elementwise16<T><<<grid, block, 0, s>>>(a, b, c, n, add_op<T>{});
     GPUBENCH_CHECK_LAUNCH("stream add");
     break;
   case stream_op::triad:
-    stream_elementwise<T><<<grid, block, 0, s>>>(b, c, a, n, triad_op<T>{scalar});
+    elementwise16<T><<<grid, block, 0, s>>>(b, c, a, n, triad_op<T>{scalar});
     GPUBENCH_CHECK_LAUNCH("stream triad");
     break;
   case stream_op::dot: {
@@ -213,19 +173,19 @@ int occupancy(stream_op op, int block) {
   switch (op) {
   case stream_op::copy:
     GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, stream_elementwise<T, copy_op<T>>, block, 0));
+        &per_sm, elementwise16<T, copy_op<T>>, block, 0));
     break;
   case stream_op::mul:
     GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, stream_elementwise<T, mul_op<T>>, block, 0));
+        &per_sm, elementwise16<T, mul_op<T>>, block, 0));
     break;
   case stream_op::add:
     GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, stream_elementwise<T, add_op<T>>, block, 0));
+        &per_sm, elementwise16<T, add_op<T>>, block, 0));
     break;
   case stream_op::triad:
     GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, stream_elementwise<T, triad_op<T>>, block, 0));
+        &per_sm, elementwise16<T, triad_op<T>>, block, 0));
     break;
   case stream_op::dot:
     GPUBENCH_CUDA_TRY(

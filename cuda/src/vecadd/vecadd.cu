@@ -1,15 +1,18 @@
-// c = a + b kernels: the source article's one-element-per-thread kernel and a 16-byte vectorized,
-// grid-sized one. Half types are added in float and rounded once, the same arithmetic the CPU
-// reference replays, so every dtype can be verified element by element.
+// c = a + b kernels: the source article's one-element-per-thread kernel, and the vectorized one,
+// which is the 16-byte element-wise loop stream shares (core/elementwise16.cuh; ordinary caching:
+// measured on an H200, evict-first `.cs` hints cost about 10% at 2^28 elements). Half types are
+// added in float and rounded once, the same arithmetic the CPU reference replays, so every dtype
+// can be verified element by element.
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/vecadd.hpp"
+
+#include "core/elementwise16.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 namespace gpubench::cuda {
 namespace {
@@ -44,35 +47,12 @@ __global__ void vecadd_strided(const T* __restrict__ a, const T* __restrict__ b,
     c[i] = add(a[i], b[i]);
 }
 
+/// c = a + b as an operation of the shared 16-byte element-wise loop.
 template <typename T>
-__device__ __forceinline__ uint4 add_vec(uint4 x, uint4 y) {
-  constexpr int per_vec = 16 / sizeof(T);
-  T xs[per_vec];
-  T ys[per_vec];
-  memcpy(xs, &x, 16);
-  memcpy(ys, &y, 16);
-#pragma unroll
-  for (int e = 0; e < per_vec; ++e) xs[e] = add(xs[e], ys[e]);
-  memcpy(&x, xs, 16);
-  return x;
-}
-
-/// 16-byte loads and stores with ordinary caching (measured on an H200: evict-first `.cs` hints
-/// cost about 10% at 2^28 elements). With a grid covering every vector each thread moves one
-/// vector; with a smaller grid the loop strides over the rest. The scalar tail follows.
-template <typename T>
-__global__ void vecadd_vectorized(const T* __restrict__ a, const T* __restrict__ b,
-                                  T* __restrict__ c, std::size_t n) {
-  constexpr std::size_t per_vec = 16 / sizeof(T);
-  const std::size_t nvec = n / per_vec;
-  const auto* av = reinterpret_cast<const uint4*>(a);
-  const auto* bv = reinterpret_cast<const uint4*>(b);
-  auto* cv = reinterpret_cast<uint4*>(c);
-  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = tid; i < nvec; i += stride) cv[i] = add_vec<T>(av[i], bv[i]);
-  for (std::size_t i = nvec * per_vec + tid; i < n; i += stride) c[i] = add(a[i], b[i]);
-}
+struct add_op {
+  static constexpr int inputs = 2;
+  __device__ T operator()(T x, T y) const { return add(x, y); }
+};
 
 template <typename T>
 void launch_typed(const vecadd_launch& cfg, const T* a, const T* b, T* c, std::size_t n,
@@ -103,8 +83,8 @@ void launch_typed(const vecadd_launch& cfg, const T* a, const T* b, T* c, std::s
   }
   const std::size_t rest = n - head;
   if (rest == 0) return;
-  vecadd_vectorized<T>
-      <<<blocks_for(rest / (16 / sizeof(T))), block, 0, s>>>(a + head, b + head, c + head, rest);
+  elementwise16<T><<<blocks_for(rest / (16 / sizeof(T))), block, 0, s>>>(
+      a + head, b + head, c + head, rest, add_op<T>{});
   GPUBENCH_CHECK_LAUNCH("vecadd_vectorized");
 }
 
@@ -114,8 +94,8 @@ int vecadd_default_grid(int device, int block) {
   int sms = 0;
   GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   int per_sm = 0;
-  GPUBENCH_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, vecadd_vectorized<float>, block, 0));
+  GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, elementwise16<float, add_op<float>>, block, 0));
   return std::max(1, sms * std::max(1, per_sm));
 }
 

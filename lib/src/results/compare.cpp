@@ -1,6 +1,6 @@
 // compare: results matched by benchmark, identity parameters and device across the runs of each
 // side; each measurement judged by the interval of its shift (gate_stats.hpp) against the
-// threshold. The output writers are in compare_output.cpp.
+// threshold. Loading the files is in result_files.cpp, the output writers in compare_output.cpp.
 #include "gpubench/results/compare.hpp"
 #include "gpubench/scale/multi_gpu_report.hpp"
 
@@ -13,13 +13,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <new>
 #include <ostream>
 #include <set>
-#include <sstream>
 
 namespace gpubench {
 namespace {
@@ -242,103 +239,6 @@ std::vector<double> logs_of(std::span<const double> v) {
 
 } // namespace
 
-run_report load_report(const std::string& path) {
-  // Bounded in size, type and depth (untrusted_file.hpp): params, details and derived are kept
-  // as any JSON and serialized later, which must stay shallow.
-  const json j = load_untrusted_json(path, "result file");
-  try {
-    return report_from_json(j);
-  } catch (const usage_error& e) {
-    throw usage_error(fmt::format("{}: {}", clip(path, 200), e.what()));
-  } catch (const std::bad_alloc&) {
-    throw usage_error(fmt::format("{}: out of memory while loading the result file", clip(path)));
-  }
-}
-
-run_report merge_reports(std::span<const run_report> reports) {
-  if (reports.empty()) return {};
-  run_report merged;
-  merged.meta = reports.front().meta;
-  for (const auto& r : reports) {
-    std::map<int, int> renumber;
-    for (const auto& d : r.devices) {
-      const auto same =
-          std::find_if(merged.devices.begin(), merged.devices.end(), [&](const auto& m) {
-            return m.info.id == d.info.id && m.info.name == d.info.name &&
-                   m.info.pci_bus_id == d.info.pci_bus_id;
-          });
-      if (same != merged.devices.end()) {
-        renumber[d.info.id] = d.info.id;
-        continue;
-      }
-      int id = d.info.id;
-      const bool taken = std::any_of(merged.devices.begin(), merged.devices.end(),
-                                     [&](const auto& m) { return m.info.id == id; });
-      if (taken) {
-        for (const auto& m : merged.devices) id = std::max(id, m.info.id + 1);
-      }
-      renumber[d.info.id] = id;
-      merged.devices.push_back(d);
-      merged.devices.back().info.id = id;
-    }
-    for (const auto& res : r.results) {
-      merged.results.push_back(res);
-      const auto it = renumber.find(res.device);
-      if (it != renumber.end()) merged.results.back().device = it->second;
-    }
-    if (&r != &reports.front() && r.meta.incomplete) {
-      merged.meta.incomplete = true;
-      if (!merged.meta.incomplete_reason.empty()) merged.meta.incomplete_reason += "; ";
-      merged.meta.incomplete_reason += r.meta.incomplete_reason;
-    }
-  }
-  // Multi-GPU (issue 16): one job's rank records and aggregates stay; several jobs' do not add up.
-  if (reports.size() == 1) {
-    merged.ranks = reports.front().ranks;
-    merged.aggregate = reports.front().aggregate;
-  }
-  return merged;
-}
-
-rank_test mann_whitney_u(std::span<const double> a, std::span<const double> b) {
-  rank_test t;
-  const std::size_t n1 = a.size();
-  const std::size_t n2 = b.size();
-  if (n1 == 0 || n2 == 0) return t;
-  const std::size_t n = n1 + n2;
-  // (value, from a) sorted by value; tied values share the mean of their ranks.
-  std::vector<std::pair<double, bool>> all;
-  all.reserve(n);
-  for (const double v : a) all.emplace_back(v, true);
-  for (const double v : b) all.emplace_back(v, false);
-  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  double rank_sum_a = 0;
-  double tie_term = 0; // sum of t^3 - t over groups of t tied values
-  for (std::size_t i = 0; i < n;) {
-    std::size_t j = i;
-    while (j < n && all[j].first == all[i].first) ++j;
-    const double mean_rank = 0.5 * static_cast<double>(i + 1 + j); // ranks i+1 .. j
-    for (std::size_t k = i; k < j; ++k) {
-      if (all[k].second) rank_sum_a += mean_rank;
-    }
-    const auto t_count = static_cast<double>(j - i);
-    tie_term += t_count * t_count * t_count - t_count;
-    i = j;
-  }
-  const auto dn1 = static_cast<double>(n1);
-  const auto dn2 = static_cast<double>(n2);
-  const auto dn = static_cast<double>(n);
-  t.u = rank_sum_a - dn1 * (dn1 + 1) / 2;
-  const double mean_u = dn1 * dn2 / 2;
-  const double var_u = dn1 * dn2 / 12.0 * ((dn + 1) - (n > 1 ? tie_term / (dn * (dn - 1)) : 0.0));
-  if (var_u <= 0) return t; // every value tied: no evidence of a difference
-  const double d = t.u - mean_u;
-  const double corrected = std::max(std::abs(d) - 0.5, 0.0);
-  t.z = std::copysign(corrected, d) / std::sqrt(var_u);
-  t.p_value = std::min(1.0, std::erfc(std::abs(t.z) / std::sqrt(2.0)));
-  return t;
-}
-
 double parse_percentage(std::string_view text, std::string_view option) {
   std::string s(text);
   if (!s.empty() && s.back() == '%') s.pop_back();
@@ -372,24 +272,6 @@ json identity_params(const json& params) {
   p.erase("output");
   if (p.contains("input")) p["input"] = "(folder)";
   return p;
-}
-
-result_file load_result_file(const std::string& path) {
-  result_file f;
-  f.path = path;
-  f.report = load_report(path);
-  // Parsed twice (the model above, the raw JSON here): files are small and this keeps
-  // load_report the one place that validates them.
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  f.raw = json::parse(buffer.str(), nullptr, false);
-  if (f.raw.is_discarded()) f.raw = json::object();
-  return f;
-}
-
-result_file as_result_file(const run_report& r, std::string label) {
-  return {std::move(label), r, to_json(r)};
 }
 
 measurement_verdict judge_runs(const std::vector<std::vector<double>>& base,

@@ -163,4 +163,43 @@ verdict judge_interval(double lo, double hi, bool bounded, const gate_limits& li
   return verdict::inconclusive;
 }
 
+rank_test mann_whitney_u(std::span<const double> a, std::span<const double> b) {
+  rank_test t;
+  const std::size_t n1 = a.size();
+  const std::size_t n2 = b.size();
+  if (n1 == 0 || n2 == 0) return t;
+  const std::size_t n = n1 + n2;
+  // (value, from a) sorted by value; tied values share the mean of their ranks.
+  std::vector<std::pair<double, bool>> all;
+  all.reserve(n);
+  for (const double v : a) all.emplace_back(v, true);
+  for (const double v : b) all.emplace_back(v, false);
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  double rank_sum_a = 0;
+  double tie_term = 0; // sum of t^3 - t over groups of t tied values
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && all[j].first == all[i].first) ++j;
+    const double mean_rank = 0.5 * static_cast<double>(i + 1 + j); // ranks i+1 .. j
+    for (std::size_t k = i; k < j; ++k) {
+      if (all[k].second) rank_sum_a += mean_rank;
+    }
+    const auto t_count = static_cast<double>(j - i);
+    tie_term += t_count * t_count * t_count - t_count;
+    i = j;
+  }
+  const auto dn1 = static_cast<double>(n1);
+  const auto dn2 = static_cast<double>(n2);
+  const auto dn = static_cast<double>(n);
+  t.u = rank_sum_a - dn1 * (dn1 + 1) / 2;
+  const double mean_u = dn1 * dn2 / 2;
+  const double var_u = dn1 * dn2 / 12.0 * ((dn + 1) - (n > 1 ? tie_term / (dn * (dn - 1)) : 0.0));
+  if (var_u <= 0) return t; // every value tied: no evidence of a difference
+  const double d = t.u - mean_u;
+  const double corrected = std::max(std::abs(d) - 0.5, 0.0);
+  t.z = std::copysign(corrected, d) / std::sqrt(var_u);
+  t.p_value = std::min(1.0, std::erfc(std::abs(t.z) / std::sqrt(2.0)));
+  return t;
+}
+
 } // namespace gpubench

@@ -1,6 +1,7 @@
 #include "gpubench/scale/mpi_run.hpp"
 
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/engine/clock.hpp"
 #include "gpubench/engine/env.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/scale/multi_gpu_device.hpp"
@@ -9,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,37 +25,6 @@
 #endif
 
 namespace gpubench {
-
-namespace {
-
-std::optional<int> positive_int(const char* text) {
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  const std::string_view s(text);
-  int v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || v < 1) return std::nullopt;
-  return v;
-}
-
-} // namespace
-
-std::optional<launcher_info> detect_launcher(const env_lookup& env) {
-  const auto pick = [&](const char* name, const char* size_var) -> std::optional<launcher_info> {
-    const auto size = positive_int(env(size_var));
-    if (!size || *size < 2) return std::nullopt;
-    return launcher_info{name, *size};
-  };
-  if (auto l = pick("Open MPI", "OMPI_COMM_WORLD_SIZE")) return l;
-  if (auto l = pick("PMI", "PMI_SIZE")) return l;
-  if (auto l = pick("PMIx", "PMIX_SIZE")) return l;
-  // srun sets the step's task count; an sbatch script itself (no srun) is one process.
-  if (env("SLURM_PROCID") != nullptr) {
-    if (auto l = pick("Slurm", "SLURM_STEP_NUM_TASKS")) return l;
-    if (env("SLURM_STEP_ID") != nullptr)
-      if (auto l = pick("Slurm", "SLURM_NTASKS")) return l;
-  }
-  return std::nullopt;
-}
 
 bool mpi_built_in() noexcept { return GPUBENCH_HAVE_MPI != 0; }
 
@@ -91,8 +60,6 @@ std::string mpi_description() {
 namespace {
 
 using steady = std::chrono::steady_clock;
-
-double now_s() { return std::chrono::duration<double>(steady::now().time_since_epoch()).count(); }
 
 enum tag : int { tag_clock = 1601, tag_arrive, tag_go, tag_result };
 
@@ -275,7 +242,7 @@ void measure_clock_offsets(mpi_job& job, double timeout_s) {
     for (int i = 0; i < rounds; ++i) {
       if (!job.recv_double(0, tag_clock, deadline()))
         job.abort(3, fmt::format("rank 0 did not start the clock exchange within {} s", timeout_s));
-      (void)job.send_double(0, tag_clock, now_s(), deadline());
+      (void)job.send_double(0, tag_clock, steady_seconds(), deadline());
     }
     return;
   }
@@ -283,11 +250,11 @@ void measure_clock_offsets(mpi_job& job, double timeout_s) {
   job.rtt_[0] = 0.0;
   for (int r = 1; r < job.size(); ++r)
     for (int i = 0; i < rounds && !job.lost_[r]; ++i) {
-      const double t0 = now_s();
+      const double t0 = steady_seconds();
       const auto got = job.send_double(r, tag_clock, t0, deadline())
                            ? job.recv_double(r, tag_clock, deadline())
                            : std::nullopt;
-      const double t2 = now_s();
+      const double t2 = steady_seconds();
       if (!got) {
         job.lost_[r] = true;
         job.lost_reason_[r] =
@@ -345,7 +312,7 @@ public:
         if (!job_.lost_[r]) (void)job_.send_double(r, tag_go, go, deadline);
       if (go == 0) throw job_stopped{};
     }
-    starts_[index] = now_s();
+    starts_[index] = steady_seconds();
   }
   void after_point(std::size_t /*index*/, result& r) override { done_.push_back(r); }
 

@@ -1,6 +1,7 @@
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 
 #include "gpubench/cuda/start_gate.hpp"
+#include "gpubench/engine/clock.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/scale/multi_gpu_device.hpp"
 
@@ -78,10 +79,6 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-double seconds_now() {
-  return std::chrono::duration<double>(steady::now().time_since_epoch()).count();
-}
-
 /// The threads of one point: a barrier per measurement ("phase"), the gate generations it uses,
 /// and the start stamps each phase left, turned into a skew when the next phase (or the point)
 /// completes, by which time every kernel of the phase has run.
@@ -109,7 +106,7 @@ public:
           "thread is stuck or failed); stopping instead of waiting",
           name, timeout.count()));
     }
-    host_exit_[slot] = {generation, seconds_now()};
+    host_exit_[slot] = {generation, steady_seconds()};
   }
 
   void leave() { barrier_.drop(); }

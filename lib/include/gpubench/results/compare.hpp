@@ -37,16 +37,6 @@ result_file as_result_file(const run_report& r, std::string label);
 /// the same id for different GPUs, meta of the first file (incomplete if any input is).
 run_report merge_reports(std::span<const run_report> reports);
 
-/// Two-sided Mann-Whitney U test of "a and b come from the same distribution", by the normal
-/// approximation with tie correction and continuity correction (kept for reference; the gate
-/// judges intervals, gate_stats.hpp).
-struct rank_test {
-  double u = 0;       ///< U statistic of `a` (number of pairs with a > b, ties counting 1/2)
-  double z = 0;       ///< standardized U, positive when `a` tends to be larger
-  double p_value = 1; ///< two-sided; 1 when either side is empty or all values are tied
-};
-rank_test mann_whitney_u(std::span<const double> a, std::span<const double> b);
-
 std::string_view to_string(verdict v) noexcept;
 
 /// "5%" or "5" (both 5 percent) as the fraction 0.05; usage_error naming `option` otherwise.

@@ -1,7 +1,8 @@
 #pragma once
 // The statistics of the regression gate (docs/compare.md): a Hodges-Lehmann shift with its
 // distribution-free confidence interval, and the verdict that interval gives against a threshold.
-// Kept apart from compare.cpp's matching and output so each can change alone.
+// Kept apart from compare.cpp's matching and output so each can change alone. Also the plain
+// Mann-Whitney U test, kept for reference.
 #include <cstddef>
 #include <span>
 #include <string>
@@ -54,5 +55,15 @@ struct gate_limits {
   double allowance = 0;
 };
 verdict judge_interval(double lo, double hi, bool bounded, const gate_limits& limits);
+
+/// Two-sided Mann-Whitney U test of "a and b come from the same distribution", by the normal
+/// approximation with tie correction and continuity correction (kept for reference; the gate
+/// judges intervals, gate_stats.hpp).
+struct rank_test {
+  double u = 0;       ///< U statistic of `a` (number of pairs with a > b, ties counting 1/2)
+  double z = 0;       ///< standardized U, positive when `a` tends to be larger
+  double p_value = 1; ///< two-sided; 1 when either side is empty or all values are tied
+};
+rank_test mann_whitney_u(std::span<const double> a, std::span<const double> b);
 
 } // namespace gpubench
