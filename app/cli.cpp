@@ -234,6 +234,30 @@ output_format output_file_format(const std::string& output_format_text,
   return *f;
 }
 
+void add_output_options(CLI::App& cmd, output_choice& choice, const char* format_help,
+                        const char* what) {
+  choice.format_option = cmd.add_option("--format", choice.format, format_help);
+  choice.output_option = cmd.add_option(
+      "--output", choice.output_path,
+      fmt::format("Also write {} to FILE (format: --output-format, else the extension .json .csv "
+                  ".md .txt, else --format, else JSON; - for stdout)",
+                  what));
+  cmd.add_option("--output-format", choice.output_format,
+                 "Format of the --output file: json, table, csv, md");
+}
+
+output_formats resolve_output_options(const output_choice& choice, const char* formats_listed) {
+  const auto format = parse_output_format(choice.format);
+  if (!format)
+    throw usage_error(
+        fmt::format("--format: '{}' is not a format; expected {}", choice.format, formats_listed));
+  const output_format file = output_file_format(
+      choice.output_format, choice.format_option->count() > 0 ? format : std::nullopt,
+      choice.output_path);
+  if (choice.output_option->count() > 0) check_output_path(choice.output_path);
+  return {*format, file};
+}
+
 namespace {
 
 /// The long option names of `app`, with their dashes.

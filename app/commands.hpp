@@ -37,6 +37,27 @@ output_format output_file_format(const std::string& output_format_text,
                                  std::optional<output_format> explicit_format,
                                  const std::string& output_path);
 
+/// --format, --output and --output-format of the subcommands that re-render saved results
+/// (report, compare), as typed; add_output_options() binds them.
+struct output_choice {
+  std::string format = "table";
+  std::string output_path;
+  std::string output_format;
+  CLI::Option* format_option = nullptr;
+  CLI::Option* output_option = nullptr;
+};
+/// Adds --format (help: `format_help`), --output (writing `what` to FILE) and --output-format.
+void add_output_options(CLI::App& cmd, output_choice& choice, const char* format_help,
+                        const char* what);
+/// The stdout and --output formats of `choice`; usage_error when --format is not one of
+/// `formats_listed` (as the message lists them) or --output-format is not a format, and when
+/// --output names no usable path.
+struct output_formats {
+  output_format out = output_format::table;
+  output_format file = output_format::json;
+};
+output_formats resolve_output_options(const output_choice& choice, const char* formats_listed);
+
 /// Multi-GPU (issue 16): runs the plan alone, on every device at once (--concurrent) or as one
 /// rank of an MPI job (rank 0 alone emits), then emits; returns the exit code. `job` is
 /// current_mpi_job().

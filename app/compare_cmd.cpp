@@ -10,8 +10,11 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <tuple>
 
 namespace gpubench::app {
 namespace {
@@ -29,9 +32,7 @@ struct compare_args {
   bool allow_device_mismatch = false;
   bool force = false;
   std::string clock;
-  std::string format = "table";
-  std::string output_path;
-  std::string output_format;
+  output_choice output;
   std::string junit_path;
 };
 
@@ -72,18 +73,21 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       ->allow_extra_args();
   cmd->add_option("--new", args->new_paths, "Candidate runs: one or more result files")
       ->allow_extra_args();
-  cmd->add_option("--threshold", args->threshold,
-                  "Slowdown that fails the gate, in percent (default 5%)");
+  // The options in percent ("5%" or 0.05), read by parse_percentage() in the callback.
+  const std::initializer_list<std::tuple<const char*, std::string*, const char*>> percentages{
+      {"--threshold", &args->threshold, "Slowdown that fails the gate, in percent (default 5%)"},
+      {"--same-margin", &args->same_margin,
+       "Equivalence margin of 'same', in percent (default half the threshold)"},
+      {"--run-noise", &args->run_noise,
+       "Added to the threshold when a side has one run (default 10%)"},
+      {"--host-bound-threshold", &args->host_bound_threshold,
+       "Gate host-bound measurements at this threshold (default: not gated)"},
+      {"--min-compared", &args->min_compared,
+       "Share of BASE's measurements that must be compared, else exit 2 (default 90%)"},
+  };
+  for (const auto& [name, text, help] : percentages) cmd->add_option(name, *text, help);
   cmd->add_option("--alpha", args->alpha,
                   "Error of the two-sided interval (default 0.10: 90% intervals, 5% per verdict)");
-  cmd->add_option("--same-margin", args->same_margin,
-                  "Equivalence margin of 'same', in percent (default half the threshold)");
-  cmd->add_option("--run-noise", args->run_noise,
-                  "Added to the threshold when a side has one run (default 10%)");
-  cmd->add_option("--host-bound-threshold", args->host_bound_threshold,
-                  "Gate host-bound measurements at this threshold (default: not gated)");
-  cmd->add_option("--min-compared", args->min_compared,
-                  "Share of BASE's measurements that must be compared, else exit 2 (default 90%)");
   cmd->add_flag("--allow-device-mismatch", args->allow_device_mismatch,
                 "Compare results measured on different GPU models");
   cmd->add_flag(
@@ -92,24 +96,13 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       "multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
   cmd->add_option("--clock", args->clock,
                   "Judge only measurements on this clock: gpu or host (default: both)");
-  auto* format_option =
-      cmd->add_option("--format", args->format, "Output: table (default), md, json or csv");
-  auto* output_option =
-      cmd->add_option("--output", args->output_path,
-                      "Also write the comparison to FILE (format: --output-format, else the "
-                      "extension .json .csv .md .txt, else --format, else JSON; - for stdout)");
-  cmd->add_option("--output-format", args->output_format,
-                  "Format of the --output file: json, table, csv, md");
+  add_output_options(*cmd, args->output, "Output: table (default), md, json or csv",
+                     "the comparison");
   cmd->add_option("--junit", args->junit_path, "Also write the comparison as JUnit XML to FILE");
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
-  cmd->callback([args, format_option, output_option, &state] {
-    const auto format = parse_output_format(args->format);
-    if (!format) {
-      throw usage_error(fmt::format("--format: '{}' is not a format; expected table, md, json "
-                                    "or csv",
-                                    args->format));
-    }
+  cmd->callback([args, &state] {
+    const output_formats formats = resolve_output_options(args->output, "table, md, json or csv");
     if (!(args->alpha > 0 && args->alpha < 1)) {
       throw usage_error(fmt::format("--alpha: {} is not a probability in (0, 1)", args->alpha));
     }
@@ -143,9 +136,6 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")
       throw usage_error(fmt::format("--clock: '{}' is not gpu or host", args->clock));
     opts.clock = args->clock;
-    const output_format file_format = output_file_format(
-        args->output_format, format_option->count() > 0 ? format : std::nullopt, args->output_path);
-    if (output_option->count() > 0) check_output_path(args->output_path);
     if (!args->junit_path.empty()) check_output_path(args->junit_path);
 
     std::vector<result_file> base;
@@ -171,7 +161,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       return text.str();
     };
     deliver(
-        args->output_path, [&] { return render(file_format); }, [&] { return render(*format); });
+        args->output.output_path, [&] { return render(formats.file); },
+        [&] { return render(formats.out); });
     state.exit_code = exit_code_for(c);
     if (state.exit_code == exit_code::usage) {
       std::cerr << fmt::format("gpubench compare: only {} of {} BASE measurements compared "

@@ -16,9 +16,7 @@ namespace {
 
 struct report_args {
   std::vector<std::string> paths;
-  std::string format = "table";
-  std::string output_path;
-  std::string output_format;
+  output_choice output;
 };
 
 const char* const report_examples = R"(
@@ -35,26 +33,12 @@ void add_report_command(CLI::App& app, cli_state& state) {
   CLI::App* cmd = app.add_subcommand("report", "Re-render saved results as table, md, csv or json");
   cmd->add_option("FILE", args->paths, "Result files (JSON from --output); several are merged")
       ->required();
-  auto* format_option =
-      cmd->add_option("--format", args->format, "Output: table (default), md, csv or json");
-  auto* output_option =
-      cmd->add_option("--output", args->output_path,
-                      "Also write the (merged) result to FILE (format: --output-format, else the "
-                      "extension .json .csv .md .txt, else --format, else JSON; - for stdout)");
-  cmd->add_option("--output-format", args->output_format,
-                  "Format of the --output file: json, table, csv, md");
+  add_output_options(*cmd, args->output, "Output: table (default), md, csv or json",
+                     "the (merged) result");
   cmd->footer(std::string(report_examples) + exit_codes_help);
 
-  cmd->callback([args, format_option, output_option, &state] {
-    const auto format = parse_output_format(args->format);
-    if (!format) {
-      throw usage_error(fmt::format("--format: '{}' is not a format; expected table, json, csv "
-                                    "or md",
-                                    args->format));
-    }
-    const output_format file_format = output_file_format(
-        args->output_format, format_option->count() > 0 ? format : std::nullopt, args->output_path);
-    if (output_option->count() > 0) check_output_path(args->output_path);
+  cmd->callback([args, &state] {
+    const output_formats formats = resolve_output_options(args->output, "table, json, csv or md");
     std::vector<run_report> reports;
     for (const auto& p : args->paths) reports.push_back(load_report(p));
     const run_report merged = merge_reports(reports);
@@ -64,7 +48,8 @@ void add_report_command(CLI::App& app, cli_state& state) {
       return text.str();
     };
     deliver(
-        args->output_path, [&] { return render(file_format); }, [&] { return render(*format); });
+        args->output.output_path, [&] { return render(formats.file); },
+        [&] { return render(formats.out); });
     state.exit_code = exit_code::success;
   });
 }

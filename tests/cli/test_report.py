@@ -6,7 +6,23 @@ import os
 import tempfile
 import unittest
 
-from gpubench_cli import SYNTHETIC_H200, run as gpubench
+from gpubench_cli import FAST, SOURCE_DIR, SYNTHETIC_H200, run as gpubench
+
+
+def row_tables(text):
+    """The per-result row tables of a report: each header line ("measurement ...") and the rows
+    under it (cells two spaces apart), up to the first note line."""
+    tables = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("measurement "):
+            block = [line]
+            for row in lines[i + 1:]:
+                if "  " not in row.strip():
+                    break
+                block.append(row)
+            tables.append(block)
+    return tables
 
 
 def differences(a, b, path="", rel=1e-12):
@@ -79,6 +95,50 @@ class Report(unittest.TestCase):
             for line in block:
                 self.assertLessEqual(len(line), 120, line)
         self.assertIn("depth 2 for every row", " ".join(proc.stdout.split()))  # a wrapped caption
+
+    def test_result_tables_fit_120_columns(self):
+        # vecadd's 10 columns (issue 13): a short "n" header, the item unit once in the header,
+        # D2D's share in parentheses, and clock, n and stop said once above the rows when every
+        # row says the same. Real H200 files: peaks, "kernel (batch)", gpu/w, timeout, stream.
+        results = os.path.join(SOURCE_DIR, "docs", "results")
+        files = [SYNTHETIC_H200, self.measured,
+                 os.path.join(results, "h200-2026-12-01-batch", "warm-old-1.json"),
+                 os.path.join(results, "h200-2026-12-01-batch", "verify-stream.json"),
+                 os.path.join(results, "h200-2026-11-29", "augment.json"),
+                 os.path.join(results, "h200-2026-11-29", "pipeline-sweep.json")]
+        for path in files:
+            with self.subTest(file=os.path.basename(path)):
+                proc = gpubench("report", path)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                tables = row_tables(proc.stdout)
+                self.assertTrue(tables)
+                for table in tables:
+                    self.assertGreater(len(table), 1, table)
+                    for line in table:
+                        self.assertLessEqual(len(line), 120, line)
+        wide = row_tables(gpubench("report", files[2]).stdout)
+        self.assertIn("kernel (batch)", "\n".join(wide[0]))
+        self.assertIn("elements/s", wide[0][0])
+        self.assertRegex("\n".join(wide[0]), r"\d+\.\d% \(\d+\.\d%\)")  # of peak (D2D)
+        for bench in (["vecadd", "--n", "1M"], ["stream", "--n", "1M"],
+                      ["augment", "--batch", "2", "--size", "48", "--crop", "32", "--resize", "40"]):
+            with self.subTest(run=bench[0]):
+                proc = gpubench(*bench, "--cpu-only", *FAST, "-q")
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                self.assertTrue(row_tables(proc.stdout))
+                for table in row_tables(proc.stdout):
+                    for line in table:
+                        self.assertLessEqual(len(line), 120, line)
+
+    def test_a_column_every_row_shares_is_said_once_above_the_rows(self):
+        proc = gpubench("report", SYNTHETIC_H200)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = proc.stdout.splitlines()
+        header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("measurement"))
+        self.assertEqual(lines[header - 1].strip(), "every row: n 12, stop yes")
+        self.assertNotIn(" stop ", lines[header])
+        self.assertIn(" clock ", lines[header])  # gpu and host rows: not constant
+        self.assertIn("n = samples", proc.stdout)  # the legend
 
     def test_several_files_are_merged_in_order(self):
         second = copy.deepcopy(self.report)

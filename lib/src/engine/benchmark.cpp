@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace gpubench {
 
@@ -162,6 +163,49 @@ std::string param_range_text(const param_spec& s) {
   case param_kind::path: return {};
   }
   return {};
+}
+
+param_spec elements_param(std::string help, std::string default_value) {
+  return {.name = "n",
+          .help = std::move(help),
+          .default_value = std::move(default_value),
+          .sweepable = true,
+          .kind = param_kind::size,
+          .min = 1,
+          .max = 68719476736.0 /* 2^36 */,
+          .unit = "elements"};
+}
+
+param_spec dtype_param(std::vector<std::string> types) {
+  return {.name = "dtype",
+          .help = "element type (a list sweeps)",
+          .default_value = "f32",
+          .sweepable = true,
+          .kind = param_kind::word,
+          .choices = std::move(types)};
+}
+
+param_spec block_param() {
+  return {.name = "block",
+          .help = "threads per block",
+          .default_value = "256",
+          .sweepable = true,
+          .kind = param_kind::size,
+          .min = 32,
+          .max = 1024,
+          .multiple_of = 32,
+          .gpu_only = true};
+}
+
+param_spec grid_param(std::string help, double max_blocks, std::vector<std::string> choices) {
+  return {.name = "grid",
+          .help = std::move(help),
+          .default_value = "vectors",
+          .kind = param_kind::word_or_size,
+          .min = 1,
+          .max = max_blocks,
+          .choices = std::move(choices),
+          .gpu_only = true};
 }
 
 void complete_declaration(benchmark& b) {

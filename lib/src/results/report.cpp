@@ -6,7 +6,9 @@
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <ostream>
@@ -39,7 +41,7 @@ std::string scaled(double v, std::string_view unit) {
       {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
   for (const auto& [f, p] : prefixes)
     if (std::abs(v) >= f) return fmt::format("{:.3g} {}{}", v / f, p, unit);
-  return fmt::format("{:.3g} {}", v, unit);
+  return unit.empty() ? fmt::format("{:.3g}", v) : fmt::format("{:.3g} {}", v, unit);
 }
 } // namespace
 
@@ -76,12 +78,11 @@ double rate(const measurement& m, const char* key) {
 std::string peak_text(const measurement& m) {
   const double theor = rate(m, "fraction_of_theoretical_peak");
   const double meas = rate(m, "fraction_of_measured_peak");
+  // "90.2% (101.9%)" under the header "of peak (D2D)": of the theoretical peak, then of the
+  // measured device-to-device copy.
   std::string out;
-  // "90.2% (D2D 101.9%)": of the theoretical peak, then of the measured device-to-device copy.
   if (theor >= 0) out = fmt::format("{:.1f}%", theor * 100);
-  if (meas >= 0)
-    out += out.empty() ? fmt::format("D2D {:.1f}%", meas * 100)
-                       : fmt::format(" (D2D {:.1f}%)", meas * 100);
+  if (meas >= 0) out += fmt::format("{}({:.1f}%)", out.empty() ? "" : " ", meas * 100);
   return out;
 }
 
@@ -136,6 +137,25 @@ std::string verification_line(const verification& v) {
                      v.within_tolerance_fraction() * 100, v.max_abs_error);
 }
 
+/// Columns that no row fills leave the table; so do the clock, n and stop columns of a table of
+/// several rows where they say the same on every row, said once above it instead ("every row: clock
+/// gpu, n 12, stop noise"), so that the table fits a terminal (issue 13).
+void say_constant_columns_once(std::ostream& os, text_table& t) {
+  // A column no row fills (no peak, no rate) says nothing.
+  for (std::size_t c = t.header.size(); c-- > 1;)
+    if (constant_column(t, c) && t.rows.front()[c].empty()) erase_column(t, c);
+  if (t.rows.size() < 2) return;
+  std::vector<std::string> said;
+  for (const std::string_view name : {"stop", "n", "clock"}) {
+    const auto c = static_cast<std::size_t>(std::find(t.header.begin(), t.header.end(), name) -
+                                            t.header.begin());
+    if (!constant_column(t, c)) continue;
+    said.insert(said.begin(), fmt::format("{} {}", name, t.rows.front()[c]));
+    erase_column(t, c);
+  }
+  if (!said.empty()) write_note(os, fmt::format("every row: {}", fmt::join(said, ", ")));
+}
+
 void write_result_block(std::ostream& os, const run_report& rep, const result& r) {
   // Long parameter lists (augment has 14) wrap at spaces to fit a terminal; JSON has them whole.
   const auto head = wrap_words(fmt::format("{} | {} | {}", r.benchmark, params_line(r.params),
@@ -149,8 +169,15 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   // The shared table writer, indented two spaces.
   text_table t;
   t.header = {"measurement", "clock", "median",    "min",  "rel.sd",
-              "samples",     "stop",  "bandwidth", "rate", "of peak (D2D)"};
+              "n",           "stop",  "bandwidth", "rate", "of peak (D2D)"};
   t.right = {false, false, true, true, true, true, true, true, true, false};
+  // One item unit for every row with a rate (the usual case): said in the header, not in every
+  // cell ("elements/s" over "348 G").
+  std::set<std::string> units;
+  for (const auto& m : r.measurements)
+    if (rate(m, "items_per_s") > 0) units.insert(m.work.item_unit);
+  const bool one_unit = units.size() == 1;
+  if (one_unit) t.header[8] = *units.begin() + "/s";
   for (const auto& m : r.measurements) {
     const double bps = rate(m, "bytes_per_s");
     const double ips = rate(m, "items_per_s");
@@ -161,8 +188,12 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
                       fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
                       std::to_string(m.stats.count), stop_text(m),
                       bps > 0 ? format_bytes_per_s(bps) : "",
-                      ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m)});
+                      ips <= 0   ? ""
+                      : one_unit ? scaled(ips, "")
+                                 : format_rate(ips, m.work.item_unit),
+                      peak_text(m)});
   }
+  say_constant_columns_once(os, t);
   std::ostringstream rows;
   write_text_table(rows, t);
   std::istringstream lines(rows.str());
@@ -191,7 +222,9 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
   // One line (issue 13: a one-line legend), unlike the tables above it, which fit 120 columns.
   if (!rep.results.empty())
     os << "Legend: clock gpu = CUDA events (after an L2 flush; gpu/w = --warm), host = steady "
-          "clock; rel.sd = relative standard deviation; stop: noise = rel.sd <= --max-noise, "
+          "clock; rel.sd = relative standard deviation; n = samples; of peak (D2D) = % of the "
+          "theoretical peak (of the measured device-to-device copy); stop: noise = rel.sd <= "
+          "--max-noise, "
           "stable = 95% interval of the trimmed mean within +-max-noise/4, max-n, timeout, intr = "
           "a limit ended sampling (not converged); * = telemetry flagged (thermal, hw slowdown or "
           "another process on the GPU); skipped/error = did not run, reason given\n";

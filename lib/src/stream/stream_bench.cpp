@@ -163,41 +163,14 @@ benchmark make_stream_benchmark() {
                "  gpubench stream --n 2^28 --dtype f32,f64\n"
                "  gpubench stream --n 2^28 --warm\n"
                "  gpubench stream --n 1M --cpu-only\n";
-  using k = param_kind;
   b.params = {
-      {.name = "n",
-       .help = "elements per array: 2^25, 1Mi, 100M, lists 1M,16M, ranges 1M:1G:x4",
-       .default_value = "2^25",
-       .sweepable = true,
-       .kind = k::size,
-       .min = 1,
-       .max = 68719476736.0 /* 2^36 */,
-       .unit = "elements"},
-      {.name = "dtype",
-       .help = "element type (a list sweeps)",
-       .default_value = "f32",
-       .sweepable = true,
-       .kind = k::word,
-       .choices = {"f32", "f64"}},
-      {.name = "block",
-       .help = "threads per block",
-       .default_value = "256",
-       .sweepable = true,
-       .kind = k::size,
-       .min = 32,
-       .max = 1024,
-       .multiple_of = 32,
-       .gpu_only = true},
-      {.name = "grid",
-       .help = "blocks: vectors (one 16-byte vector per thread), device (every SM filled once "
-               "with resident blocks, each thread loops) or a block count; dot takes at most 2^14 "
-               "blocks",
-       .default_value = "vectors",
-       .kind = k::word_or_size,
-       .min = 1,
-       .max = 1048576.0 /* 2^20 */,
-       .choices = {"device", "vectors"},
-       .gpu_only = true},
+      elements_param("elements per array: 2^25, 1Mi, 100M, lists 1M,16M, ranges 1M:1G:x4", "2^25"),
+      dtype_param({"f32", "f64"}),
+      block_param(),
+      grid_param("blocks: vectors (one 16-byte vector per thread), device (every SM filled once "
+                 "with resident blocks, each thread loops) or a block count; dot takes at most "
+                 "2^14 blocks",
+                 1048576.0 /* 2^20 */, {"device", "vectors"}),
   };
   b.run_point = run_stream_point;
   for (const auto op : cuda::all_stream_ops) {

@@ -127,6 +127,17 @@ const std::string& value_of(const param_values& v, std::string_view name);
 /// The spec named `name` (std::logic_error when the table has none: a programming error).
 const param_spec& spec_of(const std::vector<param_spec>& table, std::string_view name);
 
+/// Parameters that the array benchmarks (vecadd, stream) declare alike, each default written once.
+/// `n`: elements per array, a sweepable size from 1 to 2^36.
+param_spec elements_param(std::string help, std::string default_value);
+/// `dtype`: the element type, one of `types` (a list sweeps); default f32.
+param_spec dtype_param(std::vector<std::string> types);
+/// `block`: threads per block, 32 to 1024 in steps of 32; default 256 (GPU only).
+param_spec block_param();
+/// `grid`: "vectors" (the default: one 16-byte vector per thread), "device" or a block count
+/// from 1 to `max_blocks` (GPU only). `choices` in the order --help lists them.
+param_spec grid_param(std::string help, double max_blocks, std::vector<std::string> choices);
+
 /// The typed values of one parameter's text: one for a single value, several for a sweep.
 /// Throws usage_error naming the option.
 std::vector<nlohmann::json> parse_param(const param_spec& spec, std::string_view text);
