@@ -78,7 +78,7 @@ for p in "$@"; do
   energy) part energy 240 scripts/device/energy-ab.sh "$out/energy" ;;
   energy-tests) part energy-tests 120 build-gpu/tests/gpubench_gpu_tests "[energy]" ;;
   batch) part batch 150 scripts/device/batch-ab.sh "$out/batch" ;;
-  refactor) part refactor 420 scripts/device/refactor-ab.sh "$out/refactor" ;;
+  refactor) part refactor 500 scripts/device/refactor-ab.sh "$out/refactor" ;;
   *) echo "unknown part $p" ;;
   esac
 done
