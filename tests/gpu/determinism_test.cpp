@@ -47,10 +47,10 @@ std::vector<float> trained(std::uint64_t seed, pipeline_scenario scenario, threa
   cfg.scenario = scenario;
   cfg.batch = 4;
   cfg.steps = 4;
-  cfg.hidden = 64;
-  cfg.enc_width = 64;
-  cfg.dec_width = 32;
-  cfg.in_features = 48;
+  cfg.trainer.hidden = 64;
+  cfg.coder.enc_width = 64;
+  cfg.coder.dec_width = 32;
+  cfg.coder.in_features = 48;
   pipeline_engine engine(cfg, seed, pool);
   const cuda::stream s;
   engine.start(pipeline_mode::streams, s.get());

@@ -198,9 +198,9 @@ TEST_CASE("the pipeline trains: weights after the verified steps differ from the
   cfg.scenario = pipeline_scenario::encoder_decoder;
   cfg.batch = 8;
   cfg.steps = 4;
-  cfg.enc_width = 64;
-  cfg.dec_width = 32;
-  cfg.in_features = 48;
+  cfg.coder.enc_width = 64;
+  cfg.coder.dec_width = 32;
+  cfg.coder.in_features = 48;
   thread_pool pool(2);
   pipeline_engine engine(cfg, fresh_seed(), pool);
   const cuda::stream s;

@@ -93,16 +93,16 @@ TEST_CASE("a default point read back gives the defaults of the table", "[benchma
   CHECK(p.steps == q.steps);
   CHECK(p.warmup_steps == q.warmup_steps);
   CHECK(p.lr == q.lr);
-  CHECK(p.pool == q.pool);
-  CHECK(p.hidden == q.hidden);
-  CHECK(p.layers == q.layers);
-  CHECK(p.outputs == q.outputs);
+  CHECK(p.trainer.pool == q.trainer.pool);
+  CHECK(p.trainer.hidden == q.trainer.hidden);
+  CHECK(p.trainer.layers == q.trainer.layers);
+  CHECK(p.trainer.outputs == q.trainer.outputs);
   CHECK(p.overlap_strip == q.overlap_strip);
-  CHECK(p.in_features == q.in_features);
-  CHECK(p.enc_width == q.enc_width);
-  CHECK(p.enc_layers == q.enc_layers);
-  CHECK(p.dec_width == q.dec_width);
-  CHECK(p.dec_layers == q.dec_layers);
+  CHECK(p.coder.in_features == q.coder.in_features);
+  CHECK(p.coder.enc_width == q.coder.enc_width);
+  CHECK(p.coder.enc_layers == q.coder.enc_layers);
+  CHECK(p.coder.dec_width == q.coder.dec_width);
+  CHECK(p.coder.dec_layers == q.coder.dec_layers);
 }
 
 TEST_CASE("a vecadd sweep expands every combination in table order", "[benchmark]") {

@@ -33,7 +33,7 @@ public:
     }
     const auto tshape = trainer_shape(cfg);
     d_pooled_ = cuda::device_buffer<float>(static_cast<std::size_t>(tshape.inputs()) * batch);
-    const std::size_t target_n = depth * batch * cfg.outputs;
+    const std::size_t target_n = depth * batch * cfg.trainer.outputs;
     const auto targets =
         pipeline_cpu::uniform_values(target_n, -1.0F, 1.0F, seed, pipeline_streams::target);
     d_targets_ = cuda::device_buffer<float>(target_n);
@@ -61,12 +61,13 @@ public:
 
   void stage_b(int k, const float* slot, cuda::blas_handle& blas, cudaStream_t s,
                cudaEvent_t narrow) override {
-    cuda::launch_avg_pool(slot, cfg_.batch, aug_shape_.channels, aug_shape_.resize, cfg_.pool,
-                          1.0F / (static_cast<float>(cfg_.pool * cfg_.pool) * 255.0F),
-                          d_pooled_.data(), s);
+    cuda::launch_avg_pool(
+        slot, cfg_.batch, aug_shape_.channels, aug_shape_.resize, cfg_.trainer.pool,
+        1.0F / (static_cast<float>(cfg_.trainer.pool * cfg_.trainer.pool) * 255.0F),
+        d_pooled_.data(), s);
     trainer_->train_step(blas, d_pooled_.data(),
                          d_targets_.data() +
-                             static_cast<std::size_t>(k) * cfg_.batch * cfg_.outputs,
+                             static_cast<std::size_t>(k) * cfg_.batch * cfg_.trainer.outputs,
                          cfg_.lr, s, narrow);
   }
 

@@ -8,6 +8,7 @@
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
@@ -105,10 +106,9 @@ result run_pipeline_point(const json& point, run_context& ctx) {
   cuda::require_device_memory(pipeline_device_bytes(cfg) +
                                   static_cast<std::size_t>(std::max(dev.info.l2_bytes, 0)),
                               label.c_str());
-  const cuda::stream main_stream;
-  const cudaStream_t s = main_stream.get();
-  cuda::l2_flusher flusher(dev.info.l2_bytes);
-  gpu_sampler sampler(s, &flusher, &ctx.telemetry(device));
+  gpu_setup gpu(dev, ctx.telemetry(device));
+  const cudaStream_t s = gpu.stream.get();
+  gpu_sampler& sampler = gpu.sampler;
   pipeline_engine engine(cfg, opts.seed, ctx.cpu_pool());
   const int n = cfg.steps;
   const int warm = cfg.warmup_steps;
@@ -350,16 +350,16 @@ pipeline_config pipeline_config_from_point(const json& point) {
   for (const auto m : {pipeline_mode::serial, pipeline_mode::streams, pipeline_mode::graph,
                        pipeline_mode::cpu_augment})
     if (modes.find(fmt::format(",{},", mode_name(m))) != std::string::npos) c.modes.push_back(m);
-  c.pool = get("pool").get<int>();
-  c.hidden = get("hidden").get<int>();
-  c.layers = get("layers").get<int>();
-  c.outputs = get("outputs").get<int>();
+  c.trainer.pool = get("pool").get<int>();
+  c.trainer.hidden = get("hidden").get<int>();
+  c.trainer.layers = get("layers").get<int>();
+  c.trainer.outputs = get("outputs").get<int>();
   c.overlap_strip = get("overlap-strip").get<int>();
-  c.in_features = get("in-features").get<int>();
-  c.enc_width = get("enc-width").get<int>();
-  c.enc_layers = get("enc-layers").get<int>();
-  c.dec_width = get("dec-width").get<int>();
-  c.dec_layers = get("dec-layers").get<int>();
+  c.coder.in_features = get("in-features").get<int>();
+  c.coder.enc_width = get("enc-width").get<int>();
+  c.coder.enc_layers = get("enc-layers").get<int>();
+  c.coder.dec_width = get("dec-width").get<int>();
+  c.coder.dec_layers = get("dec-layers").get<int>();
   return c;
 }
 
@@ -437,11 +437,10 @@ const std::vector<param_spec>& pipeline_param_table() {
 }
 
 benchmark make_pipeline_benchmark() {
-  benchmark b;
-  b.name = "pipeline";
-  b.summary = "two stages per step on one stream, two streams or a CUDA graph, vs the ideal "
-              "overlap (augment + train, encoder + decoder)";
-  b.examples =
+  benchmark b(
+      "pipeline",
+      "two stages per step on one stream, two streams or a CUDA graph, vs the ideal "
+      "overlap (augment + train, encoder + decoder)",
       "Examples:\n"
       "  gpubench pipeline\n"
       "  gpubench pipeline --scenario augment-train --batch 8,32,128\n"
@@ -452,7 +451,7 @@ benchmark make_pipeline_benchmark() {
       "  gpubench pipeline --scenario encoder-decoder --enc-layers 6 --dec-width 2048\n"
       "Each timed sample runs --steps steps (after --warmup-steps untimed ones) and is reported\n"
       "per step. serial always runs: it is the baseline and the verification reference.\n"
-      "Both scenarios need a GPU: pipeline has no --cpu-only.\n";
+      "Both scenarios need a GPU: pipeline has no --cpu-only.\n");
   b.params = pipeline_param_table();
   b.supports_cpu_only = false;
   b.finish_point = finish_pipeline_point;

@@ -38,7 +38,7 @@ namespace {
 
 int pooled_features(const pipeline_config& cfg) {
   const augment_config a = pipeline_augment_config(cfg.batch);
-  const int side = a.resize / cfg.pool;
+  const int side = a.resize / cfg.trainer.pool;
   return a.channels * side * side;
 }
 
@@ -57,21 +57,24 @@ std::size_t pipeline_slot_floats(const pipeline_config& cfg) {
     const augment_shape shape = make_augment_shape(pipeline_augment_config(cfg.batch));
     return batch * shape.channels * shape.output_pixels();
   }
-  return batch * static_cast<std::size_t>(cfg.enc_width);
+  return batch * static_cast<std::size_t>(cfg.coder.enc_width);
 }
 
 cuda::mlp_shape trainer_shape(const pipeline_config& cfg) {
-  return {widths(pooled_features(cfg), cfg.hidden, cfg.layers, cfg.outputs), false};
+  return {widths(pooled_features(cfg), cfg.trainer.hidden, cfg.trainer.layers, cfg.trainer.outputs),
+          false};
 }
 
 cuda::mlp_shape encoder_shape(const pipeline_config& cfg) {
-  std::vector<int> s{cfg.in_features};
-  for (int l = 0; l < cfg.enc_layers; ++l) s.push_back(cfg.enc_width);
+  std::vector<int> s{cfg.coder.in_features};
+  for (int l = 0; l < cfg.coder.enc_layers; ++l) s.push_back(cfg.coder.enc_width);
   return {s, true};
 }
 
 cuda::mlp_shape decoder_shape(const pipeline_config& cfg) {
-  return {widths(cfg.enc_width, cfg.dec_width, cfg.dec_layers, cfg.in_features), false};
+  return {
+      widths(cfg.coder.enc_width, cfg.coder.dec_width, cfg.coder.dec_layers, cfg.coder.in_features),
+      false};
 }
 
 stage_work pipeline_work(const pipeline_config& cfg) {
@@ -90,7 +93,7 @@ stage_work pipeline_work(const pipeline_config& cfg) {
     w.a_flops = e.forward_flops(cfg.batch);
     w.a_bytes = e.forward_bytes(cfg.batch);
     w.b_flops = d.train_flops(cfg.batch);
-    w.b_bytes = d.train_bytes(cfg.batch) + 4.0 * b * cfg.in_features; // targets read
+    w.b_bytes = d.train_bytes(cfg.batch) + 4.0 * b * cfg.coder.in_features; // targets read
   }
   return w;
 }
@@ -114,11 +117,12 @@ std::size_t pipeline_device_bytes(const pipeline_config& cfg) {
     const augment_shape shape = make_augment_shape(pipeline_augment_config(cfg.batch));
     n += batch * shape.channels * shape.input_pixels(); // uint8 upload target
     n += depth * cuda::augment_output_bytes(shape);     // ring between the stages
-    n += depth * batch * (sizeof(augment_sample) + 4 * static_cast<std::size_t>(cfg.outputs));
+    n += depth * batch *
+         (sizeof(augment_sample) + 4 * static_cast<std::size_t>(cfg.trainer.outputs));
     n += 4 * batch * static_cast<std::size_t>(pooled_features(cfg));
     n += mlp_bytes(trainer_shape(cfg), cfg.batch, true);
   } else {
-    n += depth * batch * 4 * static_cast<std::size_t>(cfg.in_features + cfg.enc_width);
+    n += depth * batch * 4 * static_cast<std::size_t>(cfg.coder.in_features + cfg.coder.enc_width);
     n += mlp_bytes(encoder_shape(cfg), cfg.batch, false);
     n += mlp_bytes(decoder_shape(cfg), cfg.batch, true);
   }

@@ -12,7 +12,8 @@ namespace {
 class encoder_decoder_stages final : public pipeline_stages {
 public:
   encoder_decoder_stages(const pipeline_config& cfg, std::uint64_t seed) : cfg_(cfg) {
-    const std::size_t in_n = static_cast<std::size_t>(cfg.depth) * cfg.batch * cfg.in_features;
+    const std::size_t in_n =
+        static_cast<std::size_t>(cfg.depth) * cfg.batch * cfg.coder.in_features;
     const auto inputs =
         pipeline_cpu::uniform_values(in_n, -1.0F, 1.0F, seed, pipeline_streams::input);
     d_inputs_ = cuda::device_buffer<float>(in_n);
@@ -49,7 +50,7 @@ public:
 
 private:
   [[nodiscard]] const float* input(int k) const {
-    return d_inputs_.data() + static_cast<std::size_t>(k) * cfg_.batch * cfg_.in_features;
+    return d_inputs_.data() + static_cast<std::size_t>(k) * cfg_.batch * cfg_.coder.in_features;
   }
 
   pipeline_config cfg_;

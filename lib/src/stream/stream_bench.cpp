@@ -4,6 +4,7 @@
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/stream_kernels.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/stream/stream_cpu.hpp"
@@ -91,11 +92,9 @@ result run_stream_point(const json& point, run_context& ctx) {
   const int dot_grid = std::min(grid_for(stream_op::dot), 1 << 14);
   const std::size_t dot_bytes = cuda::stream_dot_workspace_bytes(dot_grid);
   cuda::require_device_memory(3 * bytes + dot_bytes, label.c_str());
-  const device_record& dev = ctx.device_with_peaks(device);
-  const cuda::stream main_stream;
-  const cudaStream_t s = main_stream.get();
-  cuda::l2_flusher flusher(dev.info.l2_bytes);
-  gpu_sampler sampler(s, &flusher, &ctx.telemetry(device));
+  gpu_setup gpu(ctx.device_with_peaks(device), ctx.telemetry(device));
+  const cudaStream_t s = gpu.stream.get();
+  gpu_sampler& sampler = gpu.sampler;
   cuda::device_buffer<std::byte> da(bytes);
   cuda::device_buffer<std::byte> db(bytes);
   cuda::device_buffer<std::byte> dc(bytes);
@@ -155,14 +154,13 @@ result run_stream_point(const json& point, run_context& ctx) {
 } // namespace
 
 benchmark make_stream_benchmark() {
-  benchmark b;
-  b.name = "stream";
-  b.summary = "BabelStream's copy, mul, add, triad and dot: memory bandwidth against the peaks";
-  b.examples = "Examples:\n"
-               "  gpubench stream\n"
-               "  gpubench stream --n 2^28 --dtype f32,f64\n"
-               "  gpubench stream --n 2^28 --warm\n"
-               "  gpubench stream --n 1M --cpu-only\n";
+  benchmark b("stream",
+              "BabelStream's copy, mul, add, triad and dot: memory bandwidth against the peaks",
+              "Examples:\n"
+              "  gpubench stream\n"
+              "  gpubench stream --n 2^28 --dtype f32,f64\n"
+              "  gpubench stream --n 2^28 --warm\n"
+              "  gpubench stream --n 1M --cpu-only\n");
   b.params = {
       elements_param("elements per array: 2^25, 1Mi, 100M, lists 1M,16M, ranges 1M:1G:x4", "2^25"),
       dtype_param({"f32", "f64"}),

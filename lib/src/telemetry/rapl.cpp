@@ -4,6 +4,8 @@
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/telemetry/energy.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>

@@ -4,6 +4,7 @@
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
 #include "gpubench/input/sizes.hpp"
@@ -85,15 +86,13 @@ result run_vecadd_point(const json& point, run_context& ctx) {
 
   const cuda::scoped_device guard(device);
   cuda::require_device_memory(3 * bytes, label.c_str());
-  const device_record& dev = ctx.device_with_peaks(device);
-  const cuda::stream main_stream;
-  cuda::l2_flusher flusher(dev.info.l2_bytes);
-  gpu_sampler sampler(main_stream.get(), &flusher, &ctx.telemetry(device));
+  gpu_setup gpu(ctx.device_with_peaks(device), ctx.telemetry(device));
+  gpu_sampler& sampler = gpu.sampler;
   cuda::device_buffer<std::byte> da(bytes);
   cuda::device_buffer<std::byte> db(bytes);
   cuda::device_buffer<std::byte> dc(bytes);
   host_buffer c(bytes, mem_kind);
-  const cudaStream_t s = main_stream.get();
+  const cudaStream_t s = gpu.stream.get();
   GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, s));
   GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, s));
 
@@ -207,14 +206,13 @@ result run_vecadd_point(const json& point, run_context& ctx) {
 } // namespace
 
 benchmark make_vecadd_benchmark() {
-  benchmark b;
-  b.name = "vecadd";
-  b.summary = "c = a + b on large vectors: kernel, transfers, end to end, vs a CPU reference";
-  b.examples = "Examples:\n"
-               "  gpubench vecadd --n 10M\n"
-               "  gpubench vecadd --n 1M:1G:x4 --dtype f32,f16 --format json --output v.json\n"
-               "  gpubench vecadd --n 2^28 --kernel all --memory both\n"
-               "  gpubench vecadd --n 10M --cpu-only\n";
+  benchmark b("vecadd",
+              "c = a + b on large vectors: kernel, transfers, end to end, vs a CPU reference",
+              "Examples:\n"
+              "  gpubench vecadd --n 10M\n"
+              "  gpubench vecadd --n 1M:1G:x4 --dtype f32,f16 --format json --output v.json\n"
+              "  gpubench vecadd --n 2^28 --kernel all --memory both\n"
+              "  gpubench vecadd --n 10M --cpu-only\n");
   using k = param_kind;
   b.params = {
       elements_param("elements per vector: 10M, 1Mi, 2^28, lists 1M,10M, ranges 1M:1G:x4", "10M"),

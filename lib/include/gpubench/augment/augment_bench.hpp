@@ -15,6 +15,10 @@ const std::vector<param_spec>& augment_param_table();
 /// takes the table's default.
 augment_config augment_config_from_point(const nlohmann::json& point);
 
+/// The checks that span parameters, and the canonical forms of height, width, sigma, mean, std
+/// (the benchmark's finish_point).
+void finish_augment_point(nlohmann::json& p, const nlohmann::json& all, const common_options& opts);
+
 /// The settings `gpubench augment` runs with when given no option (pipeline's stage A uses them).
 augment_config default_augment_config();
 

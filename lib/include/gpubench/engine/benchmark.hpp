@@ -71,6 +71,11 @@ struct point_plumbing {
 };
 
 struct benchmark {
+  benchmark() = default;
+  /// The three texts every benchmark states first: its name, its one-line summary, its examples.
+  benchmark(std::string name_, std::string summary_, std::string examples_)
+      : name(std::move(name_)), summary(std::move(summary_)), examples(std::move(examples_)) {}
+
   std::string name;
   std::string summary;  ///< one line
   std::string examples; ///< shown at the end of --help

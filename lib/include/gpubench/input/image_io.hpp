@@ -9,14 +9,6 @@
 
 namespace gpubench {
 
-/// 8-bit pixels, interleaved (height x width x channels), channels 1 to 4.
-struct image_u8 {
-  int width = 0;
-  int height = 0;
-  int channels = 0;
-  std::vector<std::uint8_t> pixels;
-};
-
 inline constexpr std::uintmax_t max_image_file_bytes = std::uintmax_t{256} << 20U;
 inline constexpr int max_image_side = 16384;
 inline constexpr std::uint64_t max_image_pixels = std::uint64_t{1} << 28U;
@@ -27,6 +19,14 @@ inline constexpr std::uint64_t max_image_pixels = std::uint64_t{1} << 28U;
 inline constexpr std::uint64_t max_decode_pixels = std::uint64_t{1} << 26U;
 /// Wall-time budget for decoding all --input images of a run, checked after each image.
 inline constexpr double max_decode_seconds = 60.0;
+
+/// 8-bit pixels, interleaved (height x width x channels), channels 1 to 4.
+struct image_u8 {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  std::vector<std::uint8_t> pixels;
+};
 
 /// The regular, non-hidden files of `dir` in name order; throws usage_error naming `option` when
 /// it is not a readable directory or holds no such file.

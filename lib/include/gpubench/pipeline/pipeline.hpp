@@ -34,20 +34,25 @@ struct pipeline_config {
   float lr = 1e-3F;
   std::vector<pipeline_mode> modes{pipeline_mode::serial, pipeline_mode::streams,
                                    pipeline_mode::graph};
-  // augment-train: the augmented batch (3 x 256 x 256) average-pooled by `pool`, then an MLP
-  int pool = 8;
-  int hidden = 2048;
-  int layers = 2; ///< hidden layers
-  int outputs = 10;
+  /// augment-train's stage B: the augmented batch (3 x 256 x 256) average-pooled by `pool`, then
+  /// an MLP.
+  struct trainer_net {
+    int pool = 8;
+    int hidden = 2048;
+    int layers = 2; ///< hidden layers
+    int outputs = 10;
+  } trainer;
   /// Tiles per block of the augment kernel when it runs beside stage B (streams, graph): fewer,
   /// longer-lived blocks leave SM room for B's kernels. 0: the choice made when it runs alone.
   int overlap_strip = 4;
-  // encoder-decoder
-  int in_features = 1024;
-  int enc_width = 2048;
-  int enc_layers = 4;
-  int dec_width = 1024;
-  int dec_layers = 1; ///< hidden layers of the decoder
+  /// encoder-decoder: a frozen encoder (stage A) feeding a decoder trained to reconstruct.
+  struct coder_nets {
+    int in_features = 1024;
+    int enc_width = 2048;
+    int enc_layers = 4;
+    int dec_width = 1024;
+    int dec_layers = 1; ///< hidden layers of the decoder
+  } coder;
 
   [[nodiscard]] bool has(pipeline_mode m) const noexcept;
 };
