@@ -155,7 +155,7 @@ class Formats(CompareCase):
         header = lines.index("| benchmark | params | measurement | base | new | "
                              "change | interval | runs | verdict |")
         self.assertTrue(lines[header + 1].startswith("|---|"))
-        self.assertIn("**slower (REGRESSION)**", proc.stdout)
+        self.assertIn("**REGRESSION**", proc.stdout)
 
     def test_the_table_fits_120_columns(self):
         # Deep paths and five runs a side: the environment block shows file names, first and
@@ -174,6 +174,23 @@ class Formats(CompareCase):
         self.assertLessEqual(len(widest), 120, widest)
         self.assertIn("run-0.json ... run-4.json (5 runs)", proc.stdout)
         self.assertIn("Judged 5 runs vs 5: threshold 5.0%, same within +-2.5%", proc.stdout)
+
+    def test_the_table_fits_120_columns_on_real_h200_files(self):
+        # Recorded H200 runs of different sizes, forced past the coverage check: the longest
+        # measurement names, a host-bound row that is not gated, a regression and seven
+        # parameters. The rows table (from its header to the first blank line) fits 120 columns;
+        # the notes below it stay one line each, so that they can be searched.
+        results = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-12-01-batch")
+        proc = gpubench("compare", "--force", os.path.join(results, "warm-old-1.json"),
+                        os.path.join(results, "verify-vecadd.json"))
+        lines = proc.stdout.splitlines()
+        start = next(i for i, l in enumerate(lines) if l.startswith("benchmark "))
+        end = lines.index("", start)
+        table = lines[start:end]
+        self.assertIn("slower (not gated)", proc.stdout)
+        self.assertIn("REGRESSION", proc.stdout)
+        widest = max(table, key=len)
+        self.assertLessEqual(len(widest), 120, widest)
 
     def test_json_written_with_output(self):
         out = os.path.join(self.tmp.name, "cmp.json")

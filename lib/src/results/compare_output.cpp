@@ -29,8 +29,8 @@ std::string interval_text(const measurement_verdict& v) {
 
 std::string verdict_text(const comparison_row& r) {
   std::string v(to_string(r.result.outcome));
-  if (r.regression()) return v + " (REGRESSION)";
-  if (r.host_bound && !r.gated) return v + " (host-bound, not gated)";
+  if (r.regression()) return "REGRESSION"; // slower beyond the threshold
+  if (r.host_bound && !r.gated) return v + " (not gated)"; // the measurement says host-bound
   return v;
 }
 
@@ -198,7 +198,15 @@ text_table environment_table(const comparison& c) {
 void write_table(std::ostream& os, const comparison& c) {
   write_text_table(os, environment_table(c));
   os << '\n';
-  write_text_table(os, rows_table(c, false));
+  auto rows = rows_table(c, false);
+  // One point compared (the usual gate): its parameters once above the rows, not in a column.
+  if (constexpr std::size_t params_column = 1; constant_column(rows, params_column)) {
+    for (const auto& line : wrap_words("params (every row): " + rows.rows.front()[params_column],
+                                       rows.width))
+      os << line << '\n';
+    erase_column(rows, params_column);
+  }
+  write_text_table(os, rows);
   write_lists(os, c, "  ");
 }
 

@@ -64,7 +64,7 @@ void write_text_table(std::ostream& os, const text_table& t) {
     for (std::size_t i = 0; i < n; ++i)
       if (i != w) others += width[i];
     const std::size_t room = t.width > others ? t.width - others : 0;
-    width[w] = std::min(width[w], std::max<std::size_t>(room, 24));
+    width[w] = std::min(width[w], std::max<std::size_t>(room, 18));
     width[w] = std::max(width[w], t.header[w].size());
   }
   const auto write_row = [&](const std::vector<std::string>& row) {

@@ -28,7 +28,7 @@ bool constant_column(const text_table& t, std::size_t c);
 void erase_column(text_table& t, std::size_t c);
 
 /// Columns padded to their widest cell, two spaces apart, no trailing blanks; the wrap column
-/// gets what the others leave of `width` (at least 24 characters) and wraps within it.
+/// gets what the others leave of `width` (at least 18 characters) and wraps within it.
 void write_text_table(std::ostream& os, const text_table& t);
 /// A GitHub markdown table; '|' inside cells is escaped.
 void write_markdown_table(std::ostream& os, const text_table& t);
