@@ -29,7 +29,7 @@ std::string interval_text(const measurement_verdict& v) {
 
 std::string verdict_text(const comparison_row& r) {
   std::string v(to_string(r.result.outcome));
-  if (r.regression()) return "REGRESSION"; // slower beyond the threshold
+  if (r.regression()) return "REGRESSION";                 // slower beyond the threshold
   if (r.host_bound && !r.gated) return v + " (not gated)"; // the measurement says host-bound
   return v;
 }
@@ -201,8 +201,8 @@ void write_table(std::ostream& os, const comparison& c) {
   auto rows = rows_table(c, false);
   // One point compared (the usual gate): its parameters once above the rows, not in a column.
   if (constexpr std::size_t params_column = 1; constant_column(rows, params_column)) {
-    for (const auto& line : wrap_words("params (every row): " + rows.rows.front()[params_column],
-                                       rows.width))
+    for (const auto& line :
+         wrap_words("params (every row): " + rows.rows.front()[params_column], rows.width))
       os << line << '\n';
     erase_column(rows, params_column);
   }
