@@ -17,7 +17,7 @@ WHEEL_ARCH=${WHEEL_ARCH:-90-real}
 rm -rf "$WORK" && mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 fail() { echo "ci-delivery: FAIL: $*" >&2; exit 1; }
-step() { echo "--- $* ($(date +%T))"; }
+step() { echo "--- $* ($(date +%T), at ${SECONDS} s)"; }
 expect_exit() { # expect_exit CODE CMD...: runs CMD, fails unless it exits CODE
   local want=$1 rc=0
   shift
