@@ -40,6 +40,10 @@ if(SKBUILD)
   set_target_properties(gpubench PROPERTIES INSTALL_RPATH
     "\$ORIGIN/../../nvidia/cu${CUDAToolkit_VERSION_MAJOR}/lib")
   install(TARGETS gpubench RUNTIME DESTINATION gpubench/bin)
+  # libstdc++ and libgcc_s stay shared, as the manylinux policies expect: built by Debian 12's
+  # GCC 12 the binary needs GLIBCXX_3.4.30 and glibc 2.34, hence manylinux_2_35 (auditwheel
+  # repair, docs/install.md). Linking them statically would not lower that: Debian's libstdc++.a
+  # and libgcc_eh.a call arc4random (glibc 2.36) and _dl_find_object (2.35).
   if(GPUBENCH_INSTALL_DOCS)
     install(DIRECTORY ${GPUBENCH_GENERATED_DIR}/man/ DESTINATION gpubench/share/man/man1)
     install(DIRECTORY ${GPUBENCH_GENERATED_DIR}/completions/ DESTINATION gpubench/share/completions)

