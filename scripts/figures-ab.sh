@@ -21,6 +21,8 @@ cases=(
   "augment|augment --batch 32,256 --impl all"
   "pipeline|pipeline --batch 32"
 )
+# AB_ONLY=1: only the AB_EXTRA cases.
+[[ ${AB_ONLY:-0} == 1 ]] && cases=()
 while IFS= read -r line; do [[ -n $line ]] && cases+=("$line"); done <<<"${AB_EXTRA:-}"
 for ((r = 1; r <= rounds; ++r)); do
   for c in "${cases[@]}"; do

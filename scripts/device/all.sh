@@ -6,7 +6,8 @@
 #
 # Parts: tests (the GPU test executable), ab (scripts/figures-ab.sh against the tree in .old-src/,
 # built into build-old/), 14, 15, 16, 17, 18a, 18b, stream, energy (the scripts beside this one),
-# energy-tests (the GPU tests tagged [energy]), batch, refactor (refactor-ab.sh). Binaries already
+# energy-tests (the GPU tests tagged [energy]), batch, refactor (refactor-ab.sh), packages
+# (packages.sh over .pkg/), encdec (old vs new, pipeline encoder-decoder alone). Binaries already
 # in build-gpu/ and build-old/ (for example built elsewhere and carried) are used as they are.
 # What the machine lacks may sit in .deps/ (see scripts/gpu-check.sh): catch2, stb, py/site, and
 # mpi-inc/ (Open MPI's headers, for a machine that has the MPI library but not its -dev package).
@@ -46,7 +47,7 @@ build() { # dir, source, extra cmake args...
 } >"$out/machine.txt" 2>&1
 t0=$(date +%s)
 need_old=0
-for p in "$@"; do [[ $p == ab || $p == energy || $p == batch || $p == refactor ]] && need_old=1; done
+for p in "$@"; do [[ $p == ab || $p == energy || $p == batch || $p == refactor || $p == encdec ]] && need_old=1; done
 build build-gpu . "${mpi[@]}" & new_pid=$!
 if ((need_old)); then build build-old .old-src -DGPUBENCH_BUILD_TESTS=OFF & old_pid=$!; fi
 wait $new_pid || { echo "build-gpu failed"; exit 1; }
@@ -79,6 +80,9 @@ for p in "$@"; do
   energy-tests) part energy-tests 120 build-gpu/tests/gpubench_gpu_tests "[energy]" ;;
   batch) part batch 150 scripts/device/batch-ab.sh "$out/batch" ;;
   refactor) part refactor 500 scripts/device/refactor-ab.sh "$out/refactor" ;;
+  packages) part packages 300 scripts/device/packages.sh "$out/packages" .pkg ;;
+  encdec) part encdec 200 env AB_ONLY=1 AB_EXTRA="encoder-decoder|pipeline --scenario encoder-decoder --batch 32" \
+    scripts/figures-ab.sh build-old/app/gpubench build-gpu/app/gpubench "$out/encdec" 4 ;;
   *) echo "unknown part $p" ;;
   esac
 done

@@ -12,8 +12,11 @@
 #   gpubench-0.1.0-py3-none-*.whl        optional: pip wheel . --no-deps -w PKG_DIR
 #                                        -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90-real (1.5 MB)
 #   nvidia_cuda_runtime-13.0.*.whl       optional: pip download --no-deps 'nvidia-cuda-runtime==13.0.*'
-# nvidia-cublas (420 MB) cannot be carried (64 MiB per call): the wheel's pipeline then uses the
-# machine's toolkit cuBLAS through LD_LIBRARY_PATH, and first shows the missing-cuBLAS message.
+#   nvidia_cublas-13.0.*.whl             optional (420 MB, more than one call carries: sent in
+#                                        pieces by earlier calls and put together, see
+#                                        docs/install.md); without it the wheel's pipeline uses the
+#                                        machine's toolkit cuBLAS through LD_LIBRARY_PATH.
+# Either way the wheel first shows the missing-cuBLAS message.
 set -uo pipefail
 OUT=${1:?usage: issue15.sh OUT_DIR PKG_DIR}
 PKG=${2:?usage: issue15.sh OUT_DIR PKG_DIR}
@@ -109,7 +112,18 @@ if [[ -n "$whl" ]] && python3 -m venv "$OUT/venv" > /dev/null 2>&1; then
   "$OUT/venv/bin/pip" install --no-index --no-deps "$PKG"/nvidia_cuda_runtime-*.whl >> "$OUT/wheel-install.txt" 2>&1
   "$OUT/venv/bin/gpubench" pipeline --batch 8 --steps 2 > "$OUT/wheel-no-cublas.txt" 2>&1
   note "wheel without nvidia-cublas, pipeline: exit $? ($(grep -o 'cuBLAS[^.]*' "$OUT/wheel-no-cublas.txt" | head -1))"
-  run_set wheel "$OUT/venv/bin/gpubench" LD_LIBRARY_PATH="$tk_lib${LD_LIBRARY_PATH_DEB:+:$LD_LIBRARY_PATH_DEB}"
+  cublas=$(ls "$PKG"/nvidia_cublas-*.whl 2>/dev/null | head -1)
+  if [[ -n "$cublas" ]]; then
+    # NVIDIA's cuBLAS wheel (reassembled from pieces where one transfer could not hold it): the
+    # wheel then needs nothing outside the venv but the driver.
+    "$OUT/venv/bin/pip" install --no-index --no-deps "$cublas" >> "$OUT/wheel-install.txt" 2>&1
+    note "nvidia-cublas wheel installed: exit $? ($(basename "$cublas"))"
+    "$OUT/venv/bin/pip" list 2>/dev/null | grep -i -E "gpubench|nvidia" > "$OUT/wheel-pip-list.txt"
+    (cd / && env -u LD_LIBRARY_PATH "$OUT/venv/bin/gpubench" doctor) > "$OUT/wheel-doctor-env.txt" 2>&1
+    run_set wheel "$OUT/venv/bin/gpubench" LD_LIBRARY_PATH=
+  else
+    run_set wheel "$OUT/venv/bin/gpubench" LD_LIBRARY_PATH="$tk_lib${LD_LIBRARY_PATH_DEB:+:$LD_LIBRARY_PATH_DEB}"
+  fi
   compare wheel | tee "$OUT/wheel-compare.txt"
 else
   note "no gpubench-*.whl in $PKG (or no python3 venv): wheel part skipped"
