@@ -96,6 +96,27 @@ class Report(unittest.TestCase):
                 self.assertLessEqual(len(line), 120, line)
         self.assertIn("depth 2 for every row", " ".join(proc.stdout.split()))  # a wrapped caption
 
+    def test_pipeline_summary_with_mixed_verdicts_fits_120_columns(self):
+        # One failed row keeps the verification column (a short "ok": yes / NO / -).
+        with open(SYNTHETIC_H200, encoding="utf-8") as f:
+            doc = json.load(f)
+        checked = next(r for r in doc["results"] if r["benchmark"] == "vecadd")["verification"]
+        rows = [r for r in doc["results"] if r["benchmark"] == "pipeline"]
+        for r in rows:
+            r["verification"] = dict(checked)
+        rows[0]["verification"] = dict(checked, passed=False, mismatches=1)
+        rows[0]["status"] = "failed"
+        path = os.path.join(self.tmp.name, "mixed.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        proc = gpubench("report", path)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        block = proc.stdout.split("pipeline summary", 1)[1].split("\n\n", 1)[0].splitlines()
+        self.assertTrue(any(line.rstrip().endswith(" NO") for line in block), block)
+        self.assertTrue(any(line.rstrip().endswith(" yes") for line in block), block)
+        for line in block:
+            self.assertLessEqual(len(line), 120, line)
+
     def test_result_tables_fit_120_columns(self):
         # vecadd's 10 columns (issue 13): a short "n" header, the item unit once in the header,
         # D2D's share in parentheses, and clock, n and stop said once above the rows when every

@@ -238,12 +238,14 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
   // columns are "x serial" and their overlap efficiencies "eff".
   text_table t;
   t.header = {"scenario", "batch", "depth", "stage A", "stage B", "serial", "streams", "graph",
-              "cpu-aug",  "ideal", "x ser", "eff",     "x ser",   "eff",    "verified"};
+              "cpu-aug",  "ideal", "x ser", "eff",     "x ser",   "eff",    "ok"};
   t.right.assign(t.header.size(), true);
   t.right.front() = false;
   t.right.back() = false;
+  std::vector<const result*> results_with_rows;
   for (const result* r : results) {
     if (r->status == result_status::skipped || r->status == result_status::error) continue;
+    results_with_rows.push_back(r);
     t.rows.push_back(
         {r->params.value("scenario", ""), std::to_string(r->params.value("batch", 0)),
          std::to_string(r->params.value("depth", 0)), time_of(*r, "stage_a"),
@@ -253,7 +255,10 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
          num(*r, "streams_speedup_vs_serial", "{:.2f}x"),
          num(*r, "streams_overlap_efficiency", "{:.0f}%"),
          num(*r, "graph_speedup_vs_serial", "{:.2f}x"),
-         num(*r, "graph_overlap_efficiency", "{:.0f}%"), verification_word(r->verify)});
+         num(*r, "graph_overlap_efficiency", "{:.0f}%"),
+         !r->verify.performed ? "-"
+         : r->verify.passed   ? "yes"
+                              : "NO"});
   }
   // A mode no row ran (cpu-aug unless asked for) leaves a column of dashes: it is left out.
   for (std::size_t c = t.header.size(); c-- > 5;)
@@ -268,14 +273,16 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
   // Likewise one verdict for every row (the usual case), so that the table fits 120 columns.
   if (const std::size_t verified_column = t.header.size() - 1;
       constant_column(t, verified_column)) {
-    depth_note += fmt::format("; verification {} for every row", t.rows.front()[verified_column]);
+    depth_note += fmt::format("; verification {} for every row",
+                              verification_word(results_with_rows.front()->verify));
     erase_column(t, verified_column);
   }
   for (const auto& line :
        wrap_words(fmt::format("pipeline summary (steps/s from the median per-step time for serial, "
                               "streams, graph and cpu-aug; x ser = speedup over serial of streams, "
                               "then of graph; eff = overlap efficiency (T_serial - T_mode) / "
-                              "(T_serial - max(tA, tB)){})",
+                              "(T_serial - max(tA, tB)); ok = every mode verified against serial, "
+                              "- not performed{})",
                               depth_note),
                   120))
     os << line << '\n';
