@@ -328,22 +328,24 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
 
 } // namespace
 
+constexpr const char* augment_examples =
+    "Examples:\n"
+    "  gpubench augment\n"
+    "  gpubench augment --batch 32,256 --impl all\n"
+    "  gpubench augment --batch 32:256:x2 --out-dtype f16 --format json --output a.json\n"
+    "  gpubench augment --input photos/ --save-samples out/ --batch 8\n"
+    "  gpubench augment --size 512 --crop 224 --resize 224 --degrees 10 --interp bilinear\n"
+    "  gpubench augment --mean 123.7,116.3,103.5 --std 58.4,57.1,57.4 --cpu-only\n";
+
 benchmark make_augment_benchmark() {
-  benchmark b(
-      "augment",
-      "image augmentation (crop, resize, rotate, blur, normalize): CPU vs GPU staged vs "
-      "GPU fused",
-      "Examples:\n"
-      "  gpubench augment\n"
-      "  gpubench augment --batch 32,256 --impl all\n"
-      "  gpubench augment --batch 32:256:x2 --out-dtype f16 --format json --output a.json\n"
-      "  gpubench augment --input photos/ --save-samples out/ --batch 8\n"
-      "  gpubench augment --size 512 --crop 224 --resize 224 --degrees 10 --interp bilinear\n"
-      "  gpubench augment --mean 123.7,116.3,103.5 --std 58.4,57.1,57.4 --cpu-only\n");
+  benchmark b("augment",
+              "image augmentation (crop, resize, rotate, blur, normalize): CPU vs GPU staged vs "
+              "GPU fused",
+              augment_examples);
   b.params = augment_param_table();
+  b.run_point = run_augment_point;
   b.finish_point = finish_augment_point;
   b.check_plan = check_augment_plan;
-  b.run_point = run_augment_point;
   b.device_bytes = [](const json& point) {
     return device_bytes_needed(make_augment_shape(augment_config_from_point(point)),
                                impls_of(point), 0);
