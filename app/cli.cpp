@@ -128,6 +128,9 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
                    "(batch)' (0: off)")
         ->transform(number_text)
         ->capture_default_str();
+    cmd.add_flag("--timestamps", opts.measure.timestamps,
+                 "also time each sample by the GPU's own kernel timestamps (CUPTI), as rows "
+                 "'<name> (timestamps)'");
     cmd.add_flag(
         "--energy", opts.energy,
         "energy per operation from the NVML energy counter (adds about 6 s per measured row)");

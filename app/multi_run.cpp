@@ -23,6 +23,9 @@ int run_and_emit(const std::vector<planned_point>& points, const common_options&
     return code;
   }
   if (opts.concurrent) {
+    if (opts.measure.timestamps)
+      throw usage_error("--timestamps does not apply with --concurrent: CUPTI traces the whole "
+                        "process, so one GPU's samples would hold the others' work");
     concurrent_options c;
     c.barrier_timeout_s = opts.sync_timeout;
     return emit_report(execute_concurrent(points, opts, argv, c), opts);

@@ -3,6 +3,7 @@
 // blocking kernel that is never released gives up on its own, and NVML's counter gives energy.
 #include "gpubench/cuda/blocking_kernel.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/kernel_timestamps.hpp"
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
@@ -71,6 +72,70 @@ TEST_CASE("launch-free timing: warm vecadd in L2 is no slower than cold", "[gpu]
   CHECK(batch.timing == gpu_timing::batch);
   CHECK(batch.batch_launches > 1);
   CHECK(batch.stats.median > 0);
+}
+
+TEST_CASE("GPU timestamps: a vecadd's span is inside its event time, warm no slower than cold",
+          "[gpu][timing]") {
+  const auto info = cuda::query_device(0);
+  const std::size_t n = std::size_t{1} << 20;
+  REQUIRE(3 * n * 4 < static_cast<std::size_t>(info.l2_bytes));
+  cuda::device_buffer<float> a(n), b(n), c(n);
+  GPUBENCH_CUDA_TRY(cudaMemset(a.data(), 0, n * 4));
+  GPUBENCH_CUDA_TRY(cudaMemset(b.data(), 0, n * 4));
+  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  const cuda::stream s;
+  cuda::l2_flusher flusher(info.l2_bytes);
+  gpu_sampler sampler(s.get(), &flusher);
+  cuda::vecadd_launch cfg;
+  cfg.type = dtype::f32;
+  const auto kernel = [&](cudaStream_t st) {
+    cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
+  };
+  const work_counts work{12.0 * n, double(n), "elements"};
+  measure_options o;
+  o.warmup = 5;
+  o.min_samples = 50;
+  o.timeout = 2;
+  o.warm = true;
+  const auto events = sampler.run("kernel", o, work, kernel);
+  std::string why;
+  const auto warm = sampler.run_timestamps("kernel (timestamps)", o, work, kernel, why);
+  // The H200 test machine has CUPTI in its toolkit: a missing one fails here rather than skipping.
+  INFO("CUPTI: " << why);
+  REQUIRE(warm.has_value());
+  o.warm = false;
+  const auto cold = sampler.run_timestamps("kernel (timestamps)", o, work, kernel, why);
+  REQUIRE(cold.has_value());
+  INFO("events " << events.stats.median << " s, timestamps warm " << warm->stats.median
+                 << " s, cold " << cold->stats.median << " s");
+  CHECK(warm->timing == gpu_timing::timestamps);
+  CHECK(warm->invalid_samples == 0);
+  CHECK(warm->samples.size() >= 50);
+  CHECK(warm->stats.median > 0);
+  // One kernel: its span leaves out the GPU's launch and retirement that the events hold.
+  CHECK(warm->stats.median < events.stats.median);
+  CHECK(warm->stats.median <= cold->stats.median);
+  CHECK_FALSE(warm->cold);
+  CHECK(cold->cold);
+
+  // A body of two kernels: the span runs from the first one's start to the second one's end.
+  const auto two = sampler.run_timestamps(
+      "two", o, work,
+      [&](cudaStream_t st) {
+        kernel(st);
+        kernel(st);
+      },
+      why);
+  REQUIRE(two.has_value());
+  CHECK(two->stats.median > 1.5 * cold->stats.median);
+
+  // One tracer at a time in a process.
+  std::string first_why;
+  auto first = cuda::kernel_timestamps::open(first_why);
+  REQUIRE(first != nullptr);
+  std::string second_why;
+  CHECK(cuda::kernel_timestamps::open(second_why) == nullptr);
+  CHECK(second_why.find("another measurement") != std::string::npos);
 }
 
 TEST_CASE("launch-free timing: a body that waits for the GPU falls back, flagged",

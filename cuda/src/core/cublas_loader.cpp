@@ -59,18 +59,23 @@ Fn entry(const char* name) {
 
 const char* cublas_soname() noexcept { return soname; }
 
-std::vector<std::string> cublas_candidates() {
-  std::vector<std::string> out{soname};
+std::vector<std::string> cuda_library_candidates(const std::string& file, int major) {
+  std::vector<std::string> out{file};
   // NVIDIA's wheels put the library in site-packages/nvidia/cu<major>/lib; the gpubench wheel
   // installs the executable in site-packages/gpubench/bin, and pip's scripts folder (bin/) sits
   // beside lib/pythonX.Y/site-packages. RUNPATH covers the first; this covers a copied binary.
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return out;
-  const auto sub =
-      std::filesystem::path("nvidia") / fmt::format("cu{}", CUBLAS_VER_MAJOR) / "lib" / soname;
-  out.push_back((exe.parent_path().parent_path().parent_path() / sub).string());
+  if (!ec) {
+    const auto sub = std::filesystem::path("nvidia") / fmt::format("cu{}", major) / "lib" / file;
+    out.push_back((exe.parent_path().parent_path().parent_path() / sub).string());
+  }
+  out.push_back((std::filesystem::path("/usr/local/cuda/lib64") / file).string());
   return out;
+}
+
+std::vector<std::string> cublas_candidates() {
+  return cuda_library_candidates(soname, CUBLAS_VER_MAJOR);
 }
 
 void* load_cublas() {

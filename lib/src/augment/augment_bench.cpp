@@ -287,9 +287,8 @@ result run_augment_point(const json& point, run_context& ctx) {
           measure_gpu_energy(tel.monitor(), tel.unavailable_reason(), s, body, images, "image", 0,
                              energy_options_for(opts.measure));
     }
-    if (opts.measure.batch_time > 0 && std::string_view(name) != "h2d" && !interrupt_requested())
-      r.measurements.push_back(sampler.run_batch(fmt::format("{} (batch)", name), opts.measure,
-                                                 {bytes, images, "images"}, body));
+    if (std::string_view(name) != "h2d")
+      measure_gpu_extra_rows(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
   };
   if (!interrupt_requested()) measure_reference();
   if (impl.staged) measure("staged", cuda::augment_staged_bytes(shape).total(), staged);

@@ -2,6 +2,7 @@
 
 #include "gpubench/cuda/blocking_kernel.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/kernel_timestamps.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
 #include "gpubench/engine/errors.hpp"
@@ -41,6 +42,7 @@ std::string_view to_string(gpu_timing t) noexcept {
   case gpu_timing::launch_free: return "launch_free";
   case gpu_timing::includes_launch: return "includes_launch";
   case gpu_timing::batch: return "batch";
+  case gpu_timing::timestamps: return "timestamps";
   }
   return "?";
 }
@@ -343,6 +345,53 @@ measurement gpu_sampler::run_batch(std::string name, const measure_options& opts
   m.timing = gpu_timing::batch;
   m.batch_launches = launches;
   m.batch_launch_free = held;
+  telemetry.finish(m);
+  return m;
+}
+
+std::optional<measurement>
+gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_counts work,
+                            const std::function<void(cudaStream_t)>& body, std::string& why) {
+  auto trace = cuda::kernel_timestamps::open(why);
+  if (!trace) return std::nullopt;
+  const bool cold = !opts.warm && flusher_ != nullptr;
+  // Held as in run(): a body of several kernels then runs them back to back, so the span holds
+  // the GPU's gaps between them, not the host's.
+  cuda::blocking_kernel blocker(1.0);
+  bool held = !blocking_unusable.load();
+  const auto one = [&] {
+    if (held) blocker.block(stream_);
+    try {
+      if (cold) flusher_->flush(stream_); // before begin(): not part of the sample
+      trace->begin();
+      body(stream_);
+      trace->end();
+    } catch (...) {
+      trace->end();
+      if (held) blocker.release();
+      throw;
+    }
+    if (held) blocker.release();
+    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+    const double span = trace->span_s(); // NaN when CUPTI dropped the sample's records
+    if (held && blocker.timed_out()) {
+      held = false;
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    return span;
+  };
+  // Tracing instruments the kernels at their next launch, which may wait for an idle GPU: one
+  // untimed run outside any hold.
+  if (cold) flusher_->flush(stream_);
+  body(stream_);
+  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+  (void)trace->span_s();
+  telemetry_scope telemetry(telemetry_);
+  auto outcome = sample_until_stable(opts, one);
+  auto m =
+      from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), cold);
+  m.timing = gpu_timing::timestamps;
+  m.launch_free_s = m.stats.median;
   telemetry.finish(m);
   return m;
 }

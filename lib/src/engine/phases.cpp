@@ -3,6 +3,8 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/errors.hpp"
 
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 
 namespace gpubench {
@@ -27,6 +29,24 @@ void measure_gpu(result& r, gpu_sampler& sampler, const std::string& name,
                  const std::function<void(cudaStream_t)>& body, body_kind kind) {
   if (interrupt_requested()) return;
   r.measurements.push_back(sampler.run(name, opts, std::move(work), body, kind));
+}
+
+void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& name,
+                            const measure_options& opts, const work_counts& work,
+                            const std::function<void(cudaStream_t)>& body) {
+  if (opts.batch_time > 0 && !interrupt_requested())
+    r.measurements.push_back(sampler.run_batch(name + " (batch)", opts, work, body));
+  if (opts.timestamps && !interrupt_requested()) {
+    std::string why;
+    if (auto m = sampler.run_timestamps(name + " (timestamps)", opts, work, body, why)) {
+      r.measurements.push_back(std::move(*m));
+    } else {
+      static std::atomic<bool> told{false};
+      if (!told.exchange(true))
+        std::fprintf(stderr, "gpubench: warning: --timestamps: no '(timestamps)' rows: %s\n",
+                     why.c_str());
+    }
+  }
 }
 
 void measure_cpu(result& r, const std::string& name, const measure_options& opts, work_counts work,

@@ -150,9 +150,9 @@ std::string device_of(const json& v, std::string_view path) {
 
 /// The keys of "options": the command line's option names without the dashes.
 constexpr std::string_view option_keys[] = {
-    "device",     "warmup", "min-samples",   "max-samples",   "min-time", "max-noise",
-    "timeout",    "warm",   "seed",          "cpu-threads",   "cpu-only", "no-verify",
-    "batch-time", "energy", "energy-window", "energy-windows"};
+    "device",     "warmup", "min-samples",   "max-samples",    "min-time",  "max-noise",
+    "timeout",    "warm",   "seed",          "cpu-threads",    "cpu-only",  "no-verify",
+    "batch-time", "energy", "energy-window", "energy-windows", "timestamps"};
 
 /// The spelling of "options" before it followed the command line (still read, with a note).
 std::optional<std::string_view> current_spelling(std::string_view old) {
@@ -226,6 +226,8 @@ run_file_options parse_options(const json& j, std::string_view path,
       o.energy_window = seconds_of(v, p, false);
     else if (key == "energy-windows")
       o.energy_windows = int_of(v, p, 1);
+    else if (key == "timestamps")
+      o.timestamps = bool_of(v, p);
   }
   if (o.min_samples && o.max_samples && *o.min_samples > *o.max_samples) {
     throw usage_error(fmt::format("{}: min-samples ({}) is larger than max-samples ({})", path,
@@ -369,6 +371,7 @@ void apply_run_file_options(const run_file_options& file, common_options& opts,
   take(file.energy, "--energy", opts.energy);
   take(file.energy_window, "--energy-window", opts.measure.energy_window);
   take(file.energy_windows, "--energy-windows", opts.measure.energy_windows);
+  take(file.timestamps, "--timestamps", opts.measure.timestamps);
 }
 
 std::vector<planned_point> plan_run_file(const run_file& file, const common_options& opts) {

@@ -274,7 +274,8 @@ measurement measurement_from_json(const json& j, const std::string& path) {
   if (const auto* sr = r.maybe("stop_reason", json::value_t::string))
     m.stopped = parse_stop_reason(sr->get<std::string>());
   if (const auto* t = r.maybe("timing", json::value_t::string)) {
-    for (auto k : {gpu_timing::launch_free, gpu_timing::includes_launch, gpu_timing::batch})
+    for (auto k : {gpu_timing::launch_free, gpu_timing::includes_launch, gpu_timing::batch,
+                   gpu_timing::timestamps})
       if (to_string(k) == t->get<std::string>()) m.timing = k;
   }
   if (const auto* d = r.maybe("description", json::value_t::string)) m.description = *d;

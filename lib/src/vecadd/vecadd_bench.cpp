@@ -182,8 +182,7 @@ result run_vecadd_point(const json& point, run_context& ctx) {
         tel.monitor(), tel.unavailable_reason(), s, kernel, static_cast<double>(n), "element",
         3.0 * static_cast<double>(size), energy_options_for(opts.measure));
   }
-  if (opts.measure.batch_time > 0 && !interrupt_requested())
-    r.measurements.push_back(sampler.run_batch("kernel (batch)", opts.measure, work, kernel));
+  measure_gpu_extra_rows(r, sampler, "kernel", opts.measure, work, kernel);
   measure(
       "h2d", {2 * bd, nd, "elements"},
       [&](cudaStream_t st) {

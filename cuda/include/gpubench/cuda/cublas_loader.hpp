@@ -10,9 +10,12 @@ namespace gpubench::cuda {
 /// The file name of the cuBLAS library this build expects (libcublas.so.<major>).
 [[nodiscard]] const char* cublas_soname() noexcept;
 
-/// Where the loader looks, in order: the system search (LD_LIBRARY_PATH, the executable's
-/// RUNPATH, ld.so.cache), then NVIDIA's pip wheel layout next to the executable's Python
-/// environment.
+/// Where a loader of one of NVIDIA's CUDA libraries looks for the file `file` (of CUDA `major`),
+/// in order: the system search (LD_LIBRARY_PATH, the executable's RUNPATH, ld.so.cache), NVIDIA's
+/// pip wheel layout next to the executable's Python environment, then /usr/local/cuda/lib64.
+[[nodiscard]] std::vector<std::string> cuda_library_candidates(const std::string& file, int major);
+
+/// cuda_library_candidates for cuBLAS.
 [[nodiscard]] std::vector<std::string> cublas_candidates();
 
 /// Loads cuBLAS (once); throws no_device_error naming the library and the packages that provide

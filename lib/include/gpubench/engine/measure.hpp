@@ -30,6 +30,10 @@ struct measure_options {
   /// > 0: also time back-to-back launches between two events, about this many seconds a sample
   /// (gpu_sampler::run_batch), for kernels shorter than a launch.
   double batch_time = 0;
+  /// Also time each sample by the GPU's own timestamps of its kernels, copies and memsets
+  /// (CUPTI; gpu_sampler::run_timestamps), which leave out the GPU starting the first kernel and
+  /// retiring the last.
+  bool timestamps = false;
   /// --energy-window / --energy-windows (energy.hpp): each energy window lasts at least this many
   /// seconds (and 10 counter steps), and at least this many windows are measured.
   double energy_window = 1.0;
@@ -45,8 +49,9 @@ std::optional<stop_reason> parse_stop_reason(std::string_view s) noexcept;
 
 /// How a GPU sample was timed. launch_free: a blocking kernel held the stream while the start
 /// event and the work were enqueued; includes_launch: the events also time the host's enqueue;
-/// batch: the mean of many back-to-back launches between two events.
-enum class gpu_timing { launch_free, includes_launch, batch };
+/// batch: the mean of many back-to-back launches between two events; timestamps: from the first
+/// activity's start to the last one's end in the GPU's own timestamps (CUPTI), launch-free.
+enum class gpu_timing { launch_free, includes_launch, batch, timestamps };
 std::string_view to_string(gpu_timing t) noexcept;
 
 /// The work one sample does: bytes that must move and items processed.
@@ -132,6 +137,13 @@ public:
   /// a sample is the mean time of one launch. Never cold: only the first launch follows a flush.
   measurement run_batch(std::string name, const measure_options& opts, work_counts work,
                         const std::function<void(cudaStream_t)>& body);
+  /// Each sample enqueued behind the blocking kernel as run() does (flushed unless warm), timed
+  /// by the GPU's own timestamps of what it ran (cuda::kernel_timestamps). Returns nullopt with
+  /// `why` set when CUPTI cannot be used.
+  std::optional<measurement> run_timestamps(std::string name, const measure_options& opts,
+                                            work_counts work,
+                                            const std::function<void(cudaStream_t)>& body,
+                                            std::string& why);
   [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
   [[nodiscard]] telemetry_source* telemetry() const noexcept { return telemetry_; }
 

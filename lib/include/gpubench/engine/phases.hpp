@@ -36,6 +36,13 @@ void measure_gpu(result& r, gpu_sampler& sampler, const std::string& name,
                  const std::function<void(cudaStream_t)>& body,
                  body_kind kind = body_kind::asynchronous);
 
+/// The rows the options add beside a per-launch GPU row `name`: '<name> (batch)' with
+/// --batch-time, '<name> (timestamps)' with --timestamps (when CUPTI cannot trace, a warning on
+/// stderr, once per process, says why instead). None after SIGINT.
+void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& name,
+                            const measure_options& opts, const work_counts& work,
+                            const std::function<void(cudaStream_t)>& body);
+
 /// Appends a host measurement to `r` unless SIGINT came first.
 void measure_cpu(result& r, const std::string& name, const measure_options& opts, work_counts work,
                  const std::function<void()>& body);

@@ -45,6 +45,7 @@ struct run_file_options {
   std::optional<bool> energy;
   std::optional<double> energy_window;
   std::optional<int> energy_windows;
+  std::optional<bool> timestamps;
 };
 
 struct run_file {
