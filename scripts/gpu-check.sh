@@ -53,6 +53,7 @@ set +e
 run devices devices --measure
 run vecadd-10M vecadd --n 10M
 run vecadd-2p28 vecadd --n 2^28 --kernel all --memory both
+run vecadd-l2 vecadd --n 1Mi,2Mi,4Mi --warm --timestamps --batch-time 0.01
 run augment augment --batch 32,256 --impl all
 run pipeline-default pipeline
 run pipeline-sweep pipeline --batch 8,16,32,64,128,256
