@@ -187,11 +187,15 @@ def plot_vecadd_bandwidth(results, gpus, peaks, hosts, out, svg, written):
         if r.benchmark != "vecadd" or r.status not in ("ok", "failed"):
             continue
         n, dtype = r.params.get("n"), r.params.get("dtype", "?")
-        if "kernel" in r.measurements and r.params.get("memory", "pinned") == "pinned":
-            label = f"{r.params.get('kernel', 'kernel')} {dtype}"
-            p = point(r.measurements["kernel"], "bytes_per_s", 1e9)
-            if p:
-                series.setdefault(label, {})[n] = p
+        # The per-launch row, and beside it the back-to-back (--batch-time) and GPU-timestamp
+        # (--timestamps) rows of the same kernel when the run has them.
+        for row, suffix in (("kernel", ""), ("kernel (batch)", ", back to back"),
+                            ("kernel (timestamps)", ", GPU timestamps")):
+            if row in r.measurements and r.params.get("memory", "pinned") == "pinned":
+                label = f"{r.params.get('kernel', 'kernel')} {dtype}{suffix}"
+                p = point(r.measurements[row], "bytes_per_s", 1e9)
+                if p:
+                    series.setdefault(label, {})[n] = p
         if "cpu_reference" in r.measurements:
             p = point(r.measurements["cpu_reference"], "bytes_per_s", 1e9)
             if p:
