@@ -16,8 +16,41 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <functional>
 
 using namespace gpubench;
+
+namespace {
+/// A 1Mi f32 vecadd (12 MB of traffic, inside any recent L2) and a sampler with an L2 flusher.
+struct l2_vecadd {
+  static constexpr std::size_t n = std::size_t{1} << 20;
+  cuda::device_info info = cuda::query_device(0);
+  cuda::device_buffer<float> a{n}, b{n}, c{n};
+  cuda::stream s;
+  cuda::l2_flusher flusher{info.l2_bytes};
+  gpu_sampler sampler{s.get(), &flusher};
+  work_counts work{12.0 * n, double(n), "elements"};
+  std::function<void(cudaStream_t)> kernel = [this](cudaStream_t st) {
+    cuda::vecadd_launch cfg;
+    cfg.type = dtype::f32;
+    cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
+  };
+
+  l2_vecadd() {
+    REQUIRE(3 * n * 4 < static_cast<std::size_t>(info.l2_bytes));
+    GPUBENCH_CUDA_TRY(cudaMemset(a.data(), 0, n * 4));
+    GPUBENCH_CUDA_TRY(cudaMemset(b.data(), 0, n * 4));
+    GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  }
+  [[nodiscard]] static measure_options options() {
+    measure_options o;
+    o.warmup = 5;
+    o.min_samples = 50;
+    o.timeout = 2;
+    return o;
+  }
+};
+} // namespace
 
 TEST_CASE("blocking kernel: an unreleased block times out instead of hanging", "[gpu][timing]") {
   const cuda::stream s;
@@ -37,29 +70,11 @@ TEST_CASE("blocking kernel: an unreleased block times out instead of hanging", "
 }
 
 TEST_CASE("launch-free timing: warm vecadd in L2 is no slower than cold", "[gpu][timing]") {
-  const int device = 0;
-  const auto info = cuda::query_device(device);
-  const std::size_t n = std::size_t{1} << 20; // 12 MB of f32 traffic, inside any recent L2
-  REQUIRE(3 * n * 4 < static_cast<std::size_t>(info.l2_bytes));
-  cuda::device_buffer<float> a(n), b(n), c(n);
-  GPUBENCH_CUDA_TRY(cudaMemset(a.data(), 0, n * 4));
-  GPUBENCH_CUDA_TRY(cudaMemset(b.data(), 0, n * 4));
-  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
-  const cuda::stream s;
-  cuda::l2_flusher flusher(info.l2_bytes);
-  gpu_sampler sampler(s.get(), &flusher);
-  cuda::vecadd_launch cfg;
-  cfg.type = dtype::f32;
-  const auto kernel = [&](cudaStream_t st) {
-    cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
-  };
-  measure_options o;
-  o.warmup = 5;
-  o.min_samples = 50;
-  o.timeout = 2;
-  const auto cold = sampler.run("kernel", o, {12.0 * n, double(n), "elements"}, kernel);
+  l2_vecadd v;
+  auto o = v.options();
+  const auto cold = v.sampler.run("kernel", o, v.work, v.kernel);
   o.warm = true;
-  const auto warm = sampler.run("kernel", o, {12.0 * n, double(n), "elements"}, kernel);
+  const auto warm = v.sampler.run("kernel", o, v.work, v.kernel);
   INFO("cold median " << cold.stats.median << " s, warm median " << warm.stats.median << " s");
   CHECK(cold.timing == gpu_timing::launch_free);
   CHECK(warm.timing == gpu_timing::launch_free);
@@ -67,8 +82,7 @@ TEST_CASE("launch-free timing: warm vecadd in L2 is no slower than cold", "[gpu]
   CHECK(warm.stats.median <= cold.stats.median);
 
   o.batch_time = 0.005;
-  const auto batch =
-      sampler.run_batch("kernel (batch)", o, {12.0 * n, double(n), "elements"}, kernel);
+  const auto batch = v.sampler.run_batch("kernel (batch)", o, v.work, v.kernel);
   CHECK(batch.timing == gpu_timing::batch);
   CHECK(batch.batch_launches > 1);
   CHECK(batch.stats.median > 0);
@@ -76,27 +90,12 @@ TEST_CASE("launch-free timing: warm vecadd in L2 is no slower than cold", "[gpu]
 
 TEST_CASE("GPU timestamps: a vecadd's span is inside its event time, warm no slower than cold",
           "[gpu][timing]") {
-  const auto info = cuda::query_device(0);
-  const std::size_t n = std::size_t{1} << 20;
-  REQUIRE(3 * n * 4 < static_cast<std::size_t>(info.l2_bytes));
-  cuda::device_buffer<float> a(n), b(n), c(n);
-  GPUBENCH_CUDA_TRY(cudaMemset(a.data(), 0, n * 4));
-  GPUBENCH_CUDA_TRY(cudaMemset(b.data(), 0, n * 4));
-  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
-  const cuda::stream s;
-  cuda::l2_flusher flusher(info.l2_bytes);
-  gpu_sampler sampler(s.get(), &flusher);
-  cuda::vecadd_launch cfg;
-  cfg.type = dtype::f32;
-  const auto kernel = [&](cudaStream_t st) {
-    cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
-  };
-  const work_counts work{12.0 * n, double(n), "elements"};
-  measure_options o;
-  o.warmup = 5;
-  o.min_samples = 50;
-  o.timeout = 2;
+  l2_vecadd v;
+  auto o = v.options();
   o.warm = true;
+  auto& sampler = v.sampler;
+  const auto& work = v.work;
+  const auto& kernel = v.kernel;
   const auto events = sampler.run("kernel", o, work, kernel);
   std::string why;
   const auto warm = sampler.run_timestamps("kernel (timestamps)", o, work, kernel, why);
