@@ -6,6 +6,7 @@
 
 #include "gpubench/cuda/cublas_loader.hpp"
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/cuda/kernel_timestamps.hpp"
 #include "gpubench/engine/errors.hpp"
 
 #include <cuda_runtime_api.h>
@@ -56,6 +57,8 @@ struct findings {
   std::string nvml_reason;
   bool cublas = false;
   std::string cublas_reason;
+  bool cupti = false; ///< optional: only --timestamps needs it, so its absence is no problem
+  std::string cupti_reason;
   std::vector<gpu_record> gpus;
   std::vector<library_record> libraries;
   std::vector<problem> problems;
@@ -146,11 +149,10 @@ std::string owner_of(const fs::path& path) {
 
 /// The CUDA libraries this process has mapped, read from /proc/self/maps after loading them.
 void collect_libraries(findings& f) {
-  const std::vector<std::pair<std::string, std::string>> wanted{{"libcudart.so", "CUDA runtime"},
-                                                                {"libcublasLt.so", "cuBLASLt"},
-                                                                {"libcublas.so", "cuBLAS"},
-                                                                {"libnvidia-ml.so", "NVML"},
-                                                                {"libcuda.so", "CUDA driver"}};
+  const std::vector<std::pair<std::string, std::string>> wanted{
+      {"libcudart.so", "CUDA runtime"}, {"libcublasLt.so", "cuBLASLt"},
+      {"libcublas.so", "cuBLAS"},       {"libcupti.so", "CUPTI"},
+      {"libnvidia-ml.so", "NVML"},      {"libcuda.so", "CUDA driver"}};
   std::ifstream maps("/proc/self/maps");
   std::set<std::string> seen;
   for (std::string line; std::getline(maps, line);) {
@@ -220,6 +222,7 @@ findings examine() {
          fmt::format("pip install nvidia-cublas=={}.*, or install NVIDIA's "
                      "Debian package libcublas-{}-0",
                      CUDART_VERSION / 1000, CUDART_VERSION / 1000)});
+  f.cupti = cuda::try_load_cupti(f.cupti_reason);
   if (!f.nvml)
     f.problems.push_back({false, "NVML (libnvidia-ml.so.1) not available: " + f.nvml_reason,
                           "it comes with the NVIDIA driver; install the driver's NVML library"});
@@ -253,6 +256,8 @@ nlohmann::json to_json(const findings& f) {
   if (!f.nvml) j["nvml"]["reason"] = f.nvml_reason;
   j["cublas"] = {{"available", f.cublas}};
   if (!f.cublas) j["cublas"]["reason"] = f.cublas_reason;
+  j["cupti"] = {{"available", f.cupti}};
+  if (!f.cupti) j["cupti"]["reason"] = f.cupti_reason;
   j["libraries"] = nlohmann::json::array();
   for (const auto& l : f.libraries)
     j["libraries"].push_back({{"name", l.name}, {"path", l.path}, {"owner", l.owner}});
@@ -281,6 +286,7 @@ void write_table(std::ostream& os, const findings& f) {
   row("CUDA runtime loaded", f.runtime_loaded);
   row("NVML", f.nvml ? std::string("yes") : "no (" + f.nvml_reason + ")");
   row("cuBLAS", f.cublas ? std::string("yes") : std::string("no"));
+  row("CUPTI (--timestamps)", f.cupti ? std::string("yes") : std::string("no (optional)"));
   row("MPI", mpi_compiled_in() ? "compiled in" : "not compiled in");
   os << "\nlibraries loaded:\n";
   for (const auto& l : f.libraries)

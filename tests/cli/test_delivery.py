@@ -126,6 +126,11 @@ class DoctorTest(unittest.TestCase):
         self.assertIn(doc["gpubench"]["cuda_runtime_linkage"], ("static", "shared"))
         for lib in doc["libraries"]:
             self.assertTrue(lib["owner"], lib)
+        # CUPTI is optional (only --timestamps): said either way, never a problem.
+        self.assertIn(doc["cupti"]["available"], (True, False))
+        if not doc["cupti"]["available"]:
+            self.assertTrue(doc["cupti"]["reason"])
+        self.assertFalse(any("CUPTI" in p["what"] for p in doc["problems"]))
         if out.returncode == 77:
             self.assertTrue(any(p["fatal"] for p in doc["problems"]))
 
@@ -135,6 +140,13 @@ class DoctorTest(unittest.TestCase):
         self.assertEqual(out.returncode, 77)
         self.assertIn("verdict: PROBLEM: no usable CUDA device", out.stdout)
         self.assertIn("fix: ", out.stdout)
+
+    def test_doctor_says_when_cupti_is_missing(self):
+        out = run("doctor", "--format", "json",
+                  env={"GPUBENCH_CUPTI_LIBRARY": "/nonexistent/libcupti.so"})
+        doc = json.loads(out.stdout)
+        self.assertFalse(doc["cupti"]["available"])
+        self.assertIn("/nonexistent/libcupti.so", doc["cupti"]["reason"])
 
     def test_doctor_rejects_an_unknown_format(self):
         self.assertEqual(run("doctor", "--format", "csv").returncode, 2)

@@ -197,6 +197,17 @@ struct kernel_timestamps::impl {
 
 const char* cupti_soname() noexcept { return soname().c_str(); }
 
+bool try_load_cupti(std::string& why) noexcept {
+  try {
+    const auto& a = api();
+    why = a.why;
+    return a.handle != nullptr;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return false;
+  }
+}
+
 std::unique_ptr<kernel_timestamps> kernel_timestamps::open(std::string& why) {
   const auto& a = api();
   if (a.handle == nullptr) {
@@ -269,6 +280,11 @@ double kernel_timestamps::span_s() {
 struct kernel_timestamps::impl {};
 
 const char* cupti_soname() noexcept { return "libcupti"; }
+
+bool try_load_cupti(std::string& why) noexcept {
+  why = "this gpubench was built without CUPTI's headers";
+  return false;
+}
 
 std::unique_ptr<kernel_timestamps> kernel_timestamps::open(std::string& why) {
   why = "this gpubench was built without CUPTI's headers";

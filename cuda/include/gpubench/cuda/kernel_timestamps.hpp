@@ -30,6 +30,10 @@ struct gpu_activity {
 /// The file name of the CUPTI library this build expects (libcupti.so.<major>).
 [[nodiscard]] const char* cupti_soname() noexcept;
 
+/// Loads CUPTI (once) without tracing anything; false with `why` set when it cannot be loaded
+/// (`gpubench doctor` reports it).
+[[nodiscard]] bool try_load_cupti(std::string& why) noexcept;
+
 /// CUPTI activity tracing for one measurement: kernels, copies and memsets of the whole process.
 /// One at a time per process (CUPTI takes one subscriber). Open it, then for each sample call
 /// begin() before enqueuing the work, end() after, and span_s() once the GPU finished it.
