@@ -105,6 +105,15 @@ class OnGpu(unittest.TestCase):
         self.assertIn("pipeline summary", r.stdout)
         self.assertIn("passed", r.stdout)
 
+    def test_batch_and_timestamps_are_noted_not_measured(self):
+        r = run("pipeline", "--scenario", "encoder-decoder", "--mode", "serial", "--batch", "8",
+                "--batch-time", "0.01", "--timestamps", "--format", "json", *FAST, *SHORT,
+                timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.count("pipeline has no '(batch)' or '(timestamps)' rows"), 1)
+        names = [m["name"] for m in json.loads(r.stdout)["results"][0]["measurements"]]
+        self.assertFalse([n for n in names if n.endswith(")")], names)
+
 
 if __name__ == "__main__":
     unittest.main()

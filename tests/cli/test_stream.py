@@ -70,6 +70,29 @@ class StreamGpu(unittest.TestCase):
                     self.assertEqual(m["cold"], not extra)
                     self.assertIn("fraction_of_theoretical_peak", m["rates"])
 
+    def test_batch_timestamp_and_energy_rows(self):
+        r = run("stream", "--n", "1Mi", *FAST, "--batch-time", "0.001", "--timestamps",
+                "--energy", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        validate(doc)
+        rows = {m["name"]: m for m in doc["results"][0]["measurements"]}
+        for k in KERNELS:
+            self.assertEqual(rows[f"{k} (batch)"]["timing"], "batch")
+            self.assertEqual(rows[f"{k} (timestamps)"]["timing"], "timestamps")
+            self.assertIn("supported", rows[k]["energy"])
+            self.assertIn("supported", rows[f"cpu_{k}"]["energy"])
+
+
+class StreamCpuEnergy(unittest.TestCase):
+    def test_cpu_rows_get_energy_or_say_why(self):
+        r = run("stream", "--n", "64Ki", "--cpu-only", "--energy", *FAST, "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for m in json.loads(r.stdout)["results"][0]["measurements"]:
+            energy = m["energy"]
+            self.assertTrue(energy.get("j_per_op", 0) > 0 if energy["supported"]
+                            else energy["reason"], m["name"])
+
 
 if __name__ == "__main__":
     unittest.main()

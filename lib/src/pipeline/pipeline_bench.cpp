@@ -19,8 +19,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <ostream>
@@ -100,6 +102,14 @@ result run_pipeline_point(const json& point, run_context& ctx) {
                                         scenario_name(cfg.scenario), cfg.batch, cfg.depth);
   result r;
   r.params = point;
+  // A step makes the host wait on its ring: it cannot be held behind the blocking kernel that
+  // batch and timestamp rows need (methodology.md). Said once, so a run file that asks for them
+  // for every benchmark still runs the pipeline.
+  static std::atomic<bool> told{false};
+  if ((opts.measure.batch_time > 0 || opts.measure.timestamps) && !told.exchange(true))
+    std::fprintf(stderr, "gpubench: note: pipeline has no '(batch)' or '(timestamps)' rows: its "
+                         "steps wait on the host, so they cannot be held behind the blocking "
+                         "kernel\n");
 
   const cuda::scoped_device guard(device);
   const device_record& dev = ctx.device(device);

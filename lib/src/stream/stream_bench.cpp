@@ -6,8 +6,10 @@
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
+#include "gpubench/engine/phases.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/stream/stream_cpu.hpp"
+#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <fmt/format.h>
@@ -66,6 +68,10 @@ result run_stream_point(const json& point, run_context& ctx) {
       if (interrupt_requested()) return;
       r.measurements.push_back(measure_host(fmt::format("cpu_{}", cuda::stream_op_name(op)),
                                             opts.measure, work(op), [&] { cpu_op(op); }));
+      if (opts.energy && !interrupt_requested())
+        r.measurements.back().energy =
+            measure_cpu_energy([&] { cpu_op(op); }, static_cast<double>(n), "element",
+                               energy_options_for(opts.measure));
     }
   };
   if (opts.cpu_only) {
@@ -144,8 +150,17 @@ result run_stream_point(const json& point, run_context& ctx) {
 
   for (const auto op : cuda::all_stream_ops) {
     if (interrupt_requested()) break;
-    r.measurements.push_back(sampler.run(std::string(cuda::stream_op_name(op)), opts.measure,
-                                         work(op), [&](cudaStream_t st) { launch(op, st); }));
+    const std::string name(cuda::stream_op_name(op));
+    const auto body = [&](cudaStream_t st) { launch(op, st); };
+    r.measurements.push_back(sampler.run(name, opts.measure, work(op), body));
+    if (opts.energy && !interrupt_requested()) {
+      auto& tel = ctx.telemetry(device);
+      const auto w = work(op);
+      r.measurements.back().energy =
+          measure_gpu_energy(tel.monitor(), tel.unavailable_reason(), s, body, w.items, "element",
+                             w.bytes / w.items, energy_options_for(opts.measure));
+    }
+    measure_gpu_extra_rows(r, sampler, name, opts.measure, work(op), body);
   }
   measure_cpu();
   return r;
