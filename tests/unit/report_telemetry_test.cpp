@@ -122,3 +122,23 @@ TEST_CASE("result files: issue 14's fields survive a round trip and are optional
   CHECK_FALSE(plain.stopped.has_value());
   CHECK(plain.telemetry.empty());
 }
+
+TEST_CASE("tables: a timestamps row says its clock, and the timing survives a round trip",
+          "[report]") {
+  auto events = test::finalized("kernel", {4.6e-6, 4.7e-6});
+  events.cold = false;
+  auto ts = test::finalized("kernel (timestamps)", {2.3e-6, 2.4e-6});
+  ts.cold = false;
+  ts.timing = gpu_timing::timestamps;
+  auto cold_ts = test::finalized("fused (timestamps)", {1.2e-4, 1.3e-4});
+  cold_ts.timing = gpu_timing::timestamps;
+  const auto rep = report_with({events, ts, cold_ts});
+  const auto text = table(rep);
+  INFO(text);
+  CHECK(text.find("gpu/w") != std::string::npos);
+  CHECK(text.find("ts/w") != std::string::npos);
+  CHECK(text.find(" ts ") != std::string::npos);
+  CHECK(text.find("ts = the GPU's own kernel timestamps") != std::string::npos);
+  const auto back = report_from_json(to_json(rep));
+  CHECK(back.results.at(0).measurements.at(1).timing == gpu_timing::timestamps);
+}

@@ -183,7 +183,9 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
     const double ips = rate(m, "items_per_s");
     // A '*' marks a row whose telemetry is flagged (thermal, hw slowdown, contention).
     const std::string name = telemetry_flagged(m.telemetry) ? m.name + " *" : m.name;
-    t.rows.push_back({name, m.clock == clock_kind::gpu ? (m.cold ? "gpu" : "gpu/w") : "host",
+    // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed.
+    const std::string source = m.timing == gpu_timing::timestamps ? "ts" : "gpu";
+    t.rows.push_back({name, m.clock == clock_kind::gpu ? (m.cold ? source : source + "/w") : "host",
                       format_seconds(m.stats.median), format_seconds(m.stats.min),
                       fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
                       std::to_string(m.stats.count), stop_text(m),
@@ -221,8 +223,9 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
   // One line that says what the columns mean and why a row stopped where it did.
   // One line (issue 13: a one-line legend), unlike the tables above it, which fit 120 columns.
   if (!rep.results.empty())
-    os << "Legend: clock gpu = CUDA events (after an L2 flush; gpu/w = --warm), host = steady "
-          "clock; rel.sd = relative standard deviation; n = samples; of peak (D2D) = % of the "
+    os << "Legend: clock gpu = CUDA events (after an L2 flush; gpu/w = --warm), ts = the GPU's own "
+          "kernel timestamps (--timestamps), host = steady clock; rel.sd = relative standard "
+          "deviation; n = samples; of peak (D2D) = % of the "
           "theoretical peak (of the measured device-to-device copy); stop: noise = rel.sd <= "
           "--max-noise, "
           "stable = 95% interval of the trimmed mean within +-max-noise/4, max-n, timeout, intr = "
