@@ -75,7 +75,7 @@ python3 -m venv "$WORK/cuda"
 if [[ -n "${WHEEL_FILE:-}" ]]; then # a wheel built before (e.g. by hand), to test the rest
   mkdir -p "$WORK/raw" && cp "$WHEEL_FILE" "$WORK/raw/"
 else
-  "$WORK/cuda/bin/pip" install -q 'cuda-toolkit[nvcc,crt,nvvm,cccl,cudart,cublas]==13.0.2'
+  "$WORK/cuda/bin/pip" install -q 'cuda-toolkit[nvcc,crt,nvvm,cccl,cudart,cublas,cupti]==13.0.2'
   nvcc=$(echo "$WORK"/cuda/lib/python3*/site-packages/nvidia/cu13/bin/nvcc)
   [[ -x $nvcc ]] || fail "no nvcc in the cuda-toolkit wheels"
   step "wheel: build"
@@ -128,14 +128,18 @@ step "wheel built"
 
 step "wheel: fresh venv"
 python3 -m venv "$WORK/venv"
-"$WORK/venv/bin/pip" install -q "$whl"
+"$WORK/venv/bin/pip" install -q "$whl[timestamps]" # the extra brings CUPTI for --timestamps
 exe=$(echo "$WORK"/venv/lib/python3*/site-packages/gpubench/bin/gpubench)
 no_toolkit_libs "$exe"
+# Built with CUPTI's headers (the cupti extra of cuda-toolkit): --timestamps is compiled in.
+strings "$exe" | grep -q cuptiActivityFlushAll || fail "the wheel was built without CUPTI"
 grep -q 'site-packages/.*nvidia/cu13/lib/libcudart.so.13' "$WORK/ldd.txt" || fail "libcudart not from the pip wheel"
 smoke "$WORK/venv/bin/gpubench"
 "$WORK/venv/bin/gpubench" doctor --format json > "$WORK/doctor.json" || true # 77: no driver here
 grep -q '"owner": "pip: nvidia_cuda_runtime' "$WORK/doctor.json" ||
   fail "doctor does not name the pip distribution of the runtime"
+grep -q '"owner": "pip: nvidia_cuda_cupti' "$WORK/doctor.json" ||
+  fail "doctor does not find CUPTI from the timestamps extra"
 
 step "wheel without its NVIDIA wheels"
 python3 -m venv "$WORK/bare"
