@@ -103,7 +103,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # NVIDIA's package (its repository for Debian 12 calls it libcublas-13-0), hence Recommends.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcublas-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "nvidia-smi")
+# CUPTI (NVIDIA's cuda-cupti-13-0) is loaded only by --timestamps: Suggests.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+    "nvidia-smi, cuda-cupti-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GPU vs CPU benchmarks, measured, verified and reported")
 # CPack puts the summary on the Description line; this is the extended text (lines < 80).
