@@ -132,7 +132,7 @@ python3 -m venv "$WORK/venv"
 exe=$(echo "$WORK"/venv/lib/python3*/site-packages/gpubench/bin/gpubench)
 no_toolkit_libs "$exe"
 # Built with CUPTI's headers (the cupti extra of cuda-toolkit): --timestamps is compiled in.
-strings "$exe" | grep -q cuptiActivityFlushAll || fail "the wheel was built without CUPTI"
+grep -qa cuptiActivityFlushAll "$exe" || fail "the wheel was built without CUPTI"
 grep -q 'site-packages/.*nvidia/cu13/lib/libcudart.so.13' "$WORK/ldd.txt" || fail "libcudart not from the pip wheel"
 smoke "$WORK/venv/bin/gpubench"
 "$WORK/venv/bin/gpubench" doctor --format json > "$WORK/doctor.json" || true # 77: no driver here

@@ -142,6 +142,9 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0; // as many as fit
 }
 
+// Only start, end and correlationId are read: their offsets (16, 24, and 92 for kernels, 44 for
+// copies and memsets) have not moved from CUpti_ActivityKernel4 to Kernel10, Memcpy5 to Memcpy6
+// and Memset3 to Memset4, so records of a newer CUPTI than the headers read the same.
 template <typename Record>
 gpu_activity activity_of(const CUpti_Activity* r) {
   const auto* x = reinterpret_cast<const Record*>(r);
