@@ -198,8 +198,6 @@ struct kernel_timestamps::impl {
   int enabled = 0; ///< leading entries of `traced` enabled
 };
 
-const char* cupti_soname() noexcept { return soname().c_str(); }
-
 bool try_load_cupti(std::string& why) noexcept {
   try {
     const auto& a = api();
@@ -281,8 +279,6 @@ double kernel_timestamps::span_s() {
 #else // no CUPTI headers at build time
 
 struct kernel_timestamps::impl {};
-
-const char* cupti_soname() noexcept { return "libcupti"; }
 
 bool try_load_cupti(std::string& why) noexcept {
   why = "this gpubench was built without CUPTI's headers";

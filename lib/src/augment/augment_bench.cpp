@@ -18,7 +18,6 @@
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/report.hpp"
 #include "gpubench/results/text_table.hpp"
-#include "gpubench/telemetry/energy.hpp"
 
 #include <fmt/format.h>
 
@@ -188,8 +187,7 @@ result run_augment_point(const json& point, run_context& ctx) {
         "separable blur, normalize) the compiler vectorizes (-O3, baseline ISA, no FMA "
         "contraction)",
         pool.size());
-    if (opts.energy && !interrupt_requested())
-      m.energy = measure_cpu_energy(reference, images, "image", energy_options_for(opts.measure));
+    add_cpu_energy(m, opts, reference, images, "image");
     r.measurements.push_back(std::move(m));
   };
   if (opts.cpu_only) {
@@ -280,15 +278,10 @@ result run_augment_point(const json& point, run_context& ctx) {
   const auto measure = [&](const char* name, double bytes,
                            const std::function<void(cudaStream_t)>& body) {
     measure_gpu(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
-    if (opts.energy && std::string_view(name) != "h2d" && !r.measurements.empty() &&
-        !interrupt_requested()) {
-      auto& tel = ctx.telemetry(device);
-      r.measurements.back().energy =
-          measure_gpu_energy(tel.monitor(), tel.unavailable_reason(), s, body, images, "image", 0,
-                             energy_options_for(opts.measure));
-    }
-    if (std::string_view(name) != "h2d")
-      measure_gpu_extra_rows(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
+    if (std::string_view(name) == "h2d") return;
+    if (!r.measurements.empty())
+      add_gpu_energy(r.measurements.back(), sampler, opts, body, images, "image");
+    measure_gpu_extra_rows(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
   };
   if (!interrupt_requested()) measure_reference();
   if (impl.staged) measure("staged", cuda::augment_staged_bytes(shape).total(), staged);

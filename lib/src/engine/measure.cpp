@@ -153,6 +153,24 @@ namespace {
 /// CUDA_LAUNCH_BLOCKING=1...), so every later blocker would wait its full timeout too.
 std::atomic<bool> blocking_unusable{false};
 
+/// One sample's enqueue: `enqueue` puts the work on `s`, behind `blocker` when `hold` (released
+/// once the work is enqueued, or when `enqueue` throws); then the host waits for `s`. False when
+/// the blocker gave up before its release (the body waited for the GPU while enqueuing): the
+/// sample is not launch-free and is discarded.
+bool enqueue_held(cuda::blocking_kernel& blocker, bool hold, cudaStream_t s,
+                  const std::function<void()>& enqueue) {
+  if (hold) blocker.block(s);
+  try {
+    enqueue();
+  } catch (...) {
+    if (hold) blocker.release();
+    throw;
+  }
+  if (hold) blocker.release();
+  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+  return !(hold && blocker.timed_out());
+}
+
 } // namespace
 
 bool launch_free_timing_usable() noexcept { return !blocking_unusable.load(); }
@@ -218,10 +236,8 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   // fixed-length spin instead (the launch-free reference of a body that cannot be blocked).
   // NaN when the blocking kernel timed out: that sample is discarded.
   const auto one = [&](bool timed, std::uint64_t hold_ns = 0) {
-    const bool use_blocker = blocked && hold_ns == 0;
-    if (use_blocker) blocker.block(stream_);
     double took = 0;
-    try {
+    const bool valid = enqueue_held(blocker, blocked && hold_ns == 0, stream_, [&] {
       if (cold) flusher_->flush(stream_); // outside the timed region
       if (hold_ns > 0) cuda::launch_delay_ns(hold_ns, stream_);
       start.record(stream_);
@@ -230,13 +246,8 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
       took = std::chrono::duration<double>(clock::now() - t0).count();
       if (delay_ns > 0) cuda::launch_delay_ns(delay_ns, stream_);
       stop.record(stream_);
-    } catch (...) {
-      if (use_blocker) blocker.release();
-      throw;
-    }
-    if (use_blocker) blocker.release();
-    stop.synchronize();
-    if (use_blocker && blocker.timed_out()) {
+    });
+    if (!valid) {
       // The body waited for the GPU while enqueuing: this sample is not launch-free, and neither
       // would the next be. Time the rest without the blocker.
       blocked = false;
@@ -311,18 +322,11 @@ measurement gpu_sampler::run_batch(std::string name, const measure_options& opts
   cuda::blocking_kernel blocker(1.0);
   bool held = !blocking_unusable.load();
   const auto timed = [&](long launches) {
-    if (held) blocker.block(stream_);
-    try {
-      start.record(stream_);
-      for (long i = 0; i < launches; ++i) body(stream_);
-      stop.record(stream_);
-    } catch (...) {
-      if (held) blocker.release();
-      throw;
-    }
-    if (held) blocker.release();
-    stop.synchronize();
-    if (held && blocker.timed_out()) {
+    if (!enqueue_held(blocker, held, stream_, [&] {
+          start.record(stream_);
+          for (long i = 0; i < launches; ++i) body(stream_);
+          stop.record(stream_);
+        })) {
       held = false;
       return std::numeric_limits<double>::quiet_NaN();
     }
@@ -359,22 +363,16 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
   // the GPU's gaps between them, not the host's.
   cuda::blocking_kernel blocker(1.0);
   bool held = !blocking_unusable.load();
+  // A body that throws leaves the window open: the tracer's destructor closes it.
   const auto one = [&] {
-    if (held) blocker.block(stream_);
-    try {
+    const bool valid = enqueue_held(blocker, held, stream_, [&] {
       if (cold) flusher_->flush(stream_); // before begin(): not part of the sample
       trace->begin();
       body(stream_);
       trace->end();
-    } catch (...) {
-      trace->end();
-      if (held) blocker.release();
-      throw;
-    }
-    if (held) blocker.release();
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+    });
     const double span = trace->span_s(); // NaN when CUPTI dropped the sample's records
-    if (held && blocker.timed_out()) {
+    if (!valid) {
       held = false;
       return std::numeric_limits<double>::quiet_NaN();
     }

@@ -2,6 +2,8 @@
 
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/telemetry/energy.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -47,6 +49,23 @@ void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& 
                      why.c_str());
     }
   }
+}
+
+void add_gpu_energy(measurement& m, gpu_sampler& sampler, const common_options& opts,
+                    const std::function<void(cudaStream_t)>& body, double ops_per_launch,
+                    const std::string& op_unit, double bytes_per_op) {
+  if (!opts.energy || interrupt_requested()) return;
+  telemetry_source* t = sampler.telemetry();
+  m.energy = measure_gpu_energy(t != nullptr ? t->monitor() : nullptr,
+                                t != nullptr ? t->unavailable_reason() : "no telemetry source",
+                                sampler.stream(), body, ops_per_launch, op_unit, bytes_per_op,
+                                energy_options_for(opts.measure));
+}
+
+void add_cpu_energy(measurement& m, const common_options& opts, const std::function<void()>& body,
+                    double ops_per_call, const std::string& op_unit) {
+  if (!opts.energy || interrupt_requested()) return;
+  m.energy = measure_cpu_energy(body, ops_per_call, op_unit, energy_options_for(opts.measure));
 }
 
 void measure_cpu(result& r, const std::string& name, const measure_options& opts, work_counts work,

@@ -9,12 +9,12 @@
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
+#include "gpubench/engine/phases.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/results/report.hpp"
 #include "gpubench/results/text_table.hpp"
-#include "gpubench/telemetry/energy.hpp"
 
 #include <fmt/format.h>
 
@@ -208,14 +208,10 @@ result run_pipeline_point(const json& point, run_context& ctx) {
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n);
             });
     if (!host.empty()) host_per_step[m] = summarize(host).median;
-    if (opts.energy && !interrupt_requested() && !r.measurements.empty() &&
-        r.measurements.back().name == mode_key(m)) {
-      auto& tel = ctx.telemetry(device);
-      r.measurements.back().energy = measure_gpu_energy(
-          tel.monitor(), tel.unavailable_reason(), s,
-          [&](cudaStream_t st) { engine.run(m, n, st); }, static_cast<double>(n), "step", 0,
-          energy_options_for(opts.measure));
-    }
+    if (!r.measurements.empty() && r.measurements.back().name == mode_key(m))
+      add_gpu_energy(
+          r.measurements.back(), sampler, opts, [&](cudaStream_t st) { engine.run(m, n, st); },
+          static_cast<double>(n), "step");
   }
   engine.start(pipeline_mode::serial, s); // quiets the cpu-augment loader
   derive_pipeline_figures(r, cfg, w, host_per_step);

@@ -9,7 +9,6 @@
 #include "gpubench/engine/phases.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/stream/stream_cpu.hpp"
-#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <fmt/format.h>
@@ -68,10 +67,8 @@ result run_stream_point(const json& point, run_context& ctx) {
       if (interrupt_requested()) return;
       r.measurements.push_back(measure_host(fmt::format("cpu_{}", cuda::stream_op_name(op)),
                                             opts.measure, work(op), [&] { cpu_op(op); }));
-      if (opts.energy && !interrupt_requested())
-        r.measurements.back().energy =
-            measure_cpu_energy([&] { cpu_op(op); }, static_cast<double>(n), "element",
-                               energy_options_for(opts.measure));
+      add_cpu_energy(
+          r.measurements.back(), opts, [&] { cpu_op(op); }, static_cast<double>(n), "element");
     }
   };
   if (opts.cpu_only) {
@@ -152,15 +149,11 @@ result run_stream_point(const json& point, run_context& ctx) {
     if (interrupt_requested()) break;
     const std::string name(cuda::stream_op_name(op));
     const auto body = [&](cudaStream_t st) { launch(op, st); };
-    r.measurements.push_back(sampler.run(name, opts.measure, work(op), body));
-    if (opts.energy && !interrupt_requested()) {
-      auto& tel = ctx.telemetry(device);
-      const auto w = work(op);
-      r.measurements.back().energy =
-          measure_gpu_energy(tel.monitor(), tel.unavailable_reason(), s, body, w.items, "element",
-                             w.bytes / w.items, energy_options_for(opts.measure));
-    }
-    measure_gpu_extra_rows(r, sampler, name, opts.measure, work(op), body);
+    const auto w = work(op);
+    r.measurements.push_back(sampler.run(name, opts.measure, w, body));
+    add_gpu_energy(r.measurements.back(), sampler, opts, body, w.items, "element",
+                   w.bytes / w.items);
+    measure_gpu_extra_rows(r, sampler, name, opts.measure, w, body);
   }
   measure_cpu();
   return r;

@@ -8,7 +8,6 @@
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
 #include "gpubench/input/sizes.hpp"
-#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <fmt/format.h>
@@ -76,9 +75,7 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   reference();
   auto cpu = measure_host("cpu_reference", opts.measure, work, reference);
   cpu.description = vecadd_reference_description(type, pool.size());
-  if (opts.energy && !interrupt_requested())
-    cpu.energy = measure_cpu_energy(reference, static_cast<double>(n), "element",
-                                    energy_options_for(opts.measure));
+  add_cpu_energy(cpu, opts, reference, static_cast<double>(n), "element");
   if (opts.cpu_only) {
     r.measurements.push_back(std::move(cpu));
     return r;
@@ -176,12 +173,9 @@ result run_vecadd_point(const json& point, run_context& ctx) {
     measure_gpu(r, sampler, name, opts.measure, std::move(w), body, kind);
   };
   measure("kernel", work, kernel);
-  if (opts.energy && !r.measurements.empty() && !interrupt_requested()) {
-    auto& tel = ctx.telemetry(device);
-    r.measurements.back().energy = measure_gpu_energy(
-        tel.monitor(), tel.unavailable_reason(), s, kernel, static_cast<double>(n), "element",
-        3.0 * static_cast<double>(size), energy_options_for(opts.measure));
-  }
+  if (!r.measurements.empty())
+    add_gpu_energy(r.measurements.back(), sampler, opts, kernel, static_cast<double>(n), "element",
+                   3.0 * static_cast<double>(size));
   measure_gpu_extra_rows(r, sampler, "kernel", opts.measure, work, kernel);
   measure(
       "h2d", {2 * bd, nd, "elements"},

@@ -27,9 +27,6 @@ struct gpu_activity {
 [[nodiscard]] std::optional<double> activity_span_s(std::span<const gpu_activity> activities,
                                                     std::uint32_t first, std::uint32_t last);
 
-/// The file name of the CUPTI library this build expects (libcupti.so.<major>).
-[[nodiscard]] const char* cupti_soname() noexcept;
-
 /// Loads CUPTI (once) without tracing anything; false with `why` set when it cannot be loaded
 /// (`gpubench doctor` reports it).
 [[nodiscard]] bool try_load_cupti(std::string& why) noexcept;

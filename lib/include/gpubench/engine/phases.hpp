@@ -4,6 +4,7 @@
 // runner (runner.cpp) does the rest after the point: the verdict of a failed check, peak
 // fractions and ratios (benchmark.hpp).
 #include "gpubench/engine/measure.hpp"
+#include "gpubench/engine/options.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <cuda_runtime_api.h>
@@ -42,6 +43,18 @@ void measure_gpu(result& r, gpu_sampler& sampler, const std::string& name,
 void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& name,
                             const measure_options& opts, const work_counts& work,
                             const std::function<void(cudaStream_t)>& body);
+
+/// --energy on a GPU row: the energy per operation of `body` run back to back on the sampler's
+/// stream, read from the sampler's telemetry (energy.hpp), into `m`. Nothing without --energy or
+/// after SIGINT. `bytes_per_op` > 0 adds bytes per joule.
+void add_gpu_energy(measurement& m, gpu_sampler& sampler, const common_options& opts,
+                    const std::function<void(cudaStream_t)>& body, double ops_per_launch,
+                    const std::string& op_unit, double bytes_per_op = 0);
+
+/// --energy on a CPU row: the energy per operation of `body` from RAPL where the host exposes it
+/// (energy.hpp), into `m`. Nothing without --energy or after SIGINT.
+void add_cpu_energy(measurement& m, const common_options& opts, const std::function<void()>& body,
+                    double ops_per_call, const std::string& op_unit);
 
 /// Appends a host measurement to `r` unless SIGINT came first.
 void measure_cpu(result& r, const std::string& name, const measure_options& opts, work_counts work,
