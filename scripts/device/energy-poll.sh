@@ -5,22 +5,11 @@
 # The energy part needs a binary that reads GPUBENCH_EXP_POLL_US (the pause between counter
 # reads, 250 us in the code): an experiment build, not the committed code.
 set -uo pipefail
-out=${1:?usage: energy-poll.sh OUT_DIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-mkdir -p "$out"
-bin=$root/build-gpu/app/gpubench
-[[ -d .deps/py/site ]] && export PYTHONPATH="$root/.deps/py/site${PYTHONPATH:+:$PYTHONPATH}"
-started=$(date +%s)
-log() { echo "[energy-poll $(($(date +%s) - started))s] $*"; }
-{ nvidia-smi --query-gpu=name,driver_version,temperature.gpu,power.draw --format=csv
-  date -u +%Y-%m-%dT%H:%M:%SZ; "$bin" --version; } >"$out/machine.txt" 2>&1
+source "$(dirname "$0")/common.sh"
+device_start energy-poll "${1:?usage: energy-poll.sh OUT_DIR}"
 
 log "CLI tests of --timestamps"
-(cd tests/cli && GPUBENCH=$bin GPUBENCH_SOURCE_DIR=$root timeout 120 python3 -m unittest -v \
-  test_timestamps) >"$out/cli-tests.txt" 2>&1
-echo "exit $?" >>"$out/cli-tests.txt"
-tail -5 "$out/cli-tests.txt"
+cli_tests "$out/cli-tests.txt" test_timestamps
 
 log "L2 sizes, 3 rounds, warm and cold, with --timestamps"
 for r in 1 2 3; do

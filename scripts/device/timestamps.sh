@@ -9,31 +9,15 @@
 #  4. whether tracing one point moves the event-timed rows measured after it (with vs without);
 #  5. Nsight Compute's L2 hit rate of the warm vecadd at 1Mi, 2Mi and 4Mi (does it fit in L2?).
 set -uo pipefail
-out=${1:?usage: timestamps.sh OUT_DIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-mkdir -p "$out"
+source "$(dirname "$0")/common.sh"
+device_start timestamps "${1:?usage: timestamps.sh OUT_DIR}"
 new=build-gpu/app/gpubench
 old=build-old/app/gpubench
-[[ -d .deps/py/site ]] && export PYTHONPATH="$root/.deps/py/site${PYTHONPATH:+:$PYTHONPATH}"
-started=$(date +%s)
-log() { echo "[timestamps $(($(date +%s) - started))s] $*"; }
-{
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
-    --format=csv
-  date -u +%Y-%m-%dT%H:%M:%SZ
-  "$new" --version
-} >"$out/machine.txt" 2>&1
 
 log "GPU tests [timing]"
-timeout 120 build-gpu/tests/gpubench_gpu_tests "[timing]" >"$out/gpu-tests.txt" 2>&1
-echo "exit $?" >>"$out/gpu-tests.txt"
-tail -4 "$out/gpu-tests.txt"
+gpu_tests "$out/gpu-tests.txt" "[timing]"
 log "CLI tests of --timestamps"
-GPUBENCH=$root/$new GPUBENCH_SOURCE_DIR=$root timeout 120 python3 -m unittest -v \
-  tests/cli/test_timestamps.py >"$out/cli-tests.txt" 2>&1
-echo "exit $?" >>"$out/cli-tests.txt"
-tail -4 "$out/cli-tests.txt"
+cli_tests "$out/cli-tests.txt" test_timestamps
 
 log "A/B old vs new"
 AB_ONLY=1 AB_EXTRA='vecadd-2p28|vecadd --n 2^28
