@@ -95,6 +95,33 @@ TEST_CASE("energy: the line says how busy the GPU was, and when it waited on the
   e["busy_fraction"] = 0.22;
   e["host_bound"] = true;
   CHECK(energy_line(e).find("GPU busy 22% (HOST-BOUND") != std::string::npos);
+  e["busy_fraction"] = 0.96;
+  e["busy_fraction_min"] = 0.81;
+  CHECK(energy_line(e).find("GPU busy 96% (lowest window 81%; HOST-BOUND") != std::string::npos);
+}
+
+TEST_CASE("energy: the busy fraction is each window's launches x the launch-free GPU time",
+          "[energy]") {
+  // 1 s windows of a body that does 20 ops a launch and runs 100 us on the GPU: 10000 launches
+  // (200000 ops) in a window keep the GPU busy the whole second; 7000 launches leave it idle 30%.
+  std::vector<energy_window> w(3, energy_window{1.0, 300.0, 300.0, 200000});
+  auto b = busy_fractions(w, 20, 100e-6);
+  CHECK(b.overall == Approx(1.0));
+  CHECK(b.lowest == Approx(1.0));
+  w[1].ops = 140000;
+  b = busy_fractions(w, 20, 100e-6);
+  CHECK(b.overall == Approx(0.9));
+  CHECK(b.lowest == Approx(0.7));
+  // One slow window is enough: the row is only as GPU-bound as its least busy window.
+  CHECK(b.lowest < host_bound_busy);
+  w[1].seconds = 2.0; // windows of different lengths weigh by their time
+  w[1].ops = 400000;
+  b = busy_fractions(w, 20, 100e-6);
+  CHECK(b.overall == Approx(1.0));
+  // No launch-free time, no ops per launch: nothing measured, nothing claimed.
+  CHECK(busy_fractions(w, 20, 0).overall == 0);
+  CHECK(busy_fractions(w, 0, 100e-6).overall == 0);
+  CHECK(busy_fractions({}, 20, 100e-6).overall == 0);
 }
 
 TEST_CASE("energy: per-op figures gross and net of idle, with CV and interval", "[energy]") {

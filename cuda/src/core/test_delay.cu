@@ -1,4 +1,4 @@
-// Test-only delay kernel (test_delay.hpp). Spins on %globaltimer (nanoseconds, independent of the
+// The delay kernel (test_delay.hpp). Spins on %globaltimer (nanoseconds, independent of the
 // SM clock) so the delay does not scale with clocks the way a cycle count would.
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/test_delay.hpp"

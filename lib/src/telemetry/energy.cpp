@@ -4,6 +4,7 @@
 #include "gpubench/telemetry/energy.hpp"
 
 #include "gpubench/cuda/stream.hpp"
+#include "gpubench/cuda/test_delay.hpp"
 #include "gpubench/engine/clock.hpp"
 #include "gpubench/engine/errors.hpp"
 
@@ -223,7 +224,16 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   stop.synchronize();
   const double one = cuda::elapsed_seconds(start, stop);
   const long chunk = one > 0 ? std::clamp(static_cast<long>(1e-3 / one), 1L, 100000L) : 100L;
-  // One chunk timed whole: the GPU time of a launch back to back, for the busy fraction.
+  // The GPU time of a launch back to back, for the busy fraction: one chunk timed whole while a
+  // delay kernel, longer than the host takes to enqueue the chunk, holds the GPU. Timed as the
+  // host enqueues it, a chunk of a host-bound body would include the host's gaps and always read
+  // 100% busy. (A body that waits on the host past the hold, cpu-augment's, still does.)
+  const double enqueue_from = steady_seconds();
+  for (long i = 0; i < chunk; ++i) body(stream);
+  const double enqueue_s = steady_seconds() - enqueue_from;
+  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+  cuda::launch_delay_ns(static_cast<std::uint64_t>(std::min(2 * enqueue_s + 50e-6, 0.25) * 1e9),
+                        stream);
   start.record(stream);
   for (long i = 0; i < chunk; ++i) body(stream);
   stop.record(stream);
@@ -299,13 +309,11 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   power.finish();
   if (!counter_error.empty()) return energy_unsupported(counter_error);
   std::vector<energy_window> windows;
-  double launches = 0;
   for (const auto& [first, last] : edges) {
     energy_window w;
     w.seconds = last.t - first.t;
     w.counter_j = static_cast<double>(last.mj - first.mj) * 1e-3;
     const double chunks = completed_at(timeline, last.t) - completed_at(timeline, first.t);
-    launches += chunks * static_cast<double>(chunk);
     w.ops = chunks * static_cast<double>(chunk) * ops_per_launch;
     w.integral_j = integrate_power(power.samples(), first.t, last.t);
     windows.push_back(w);
@@ -315,15 +323,12 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   j["chunks_in_flight"] = in_flight;
   j["power_samples"] = power.samples().size();
   j["counter_read_s"] = watcher->median_read_s();
-  // The share of the windows the GPU spent running the work: launches x the GPU time of one
-  // launch back to back, over the windows' time. Below 0.9 the figure is the energy of a GPU that
-  // waited on the host, and the row says so.
-  double seconds = 0;
-  for (const auto& w : windows) seconds += w.seconds;
-  if (seconds > 0 && launch_s > 0) {
-    const double busy = launches * launch_s / seconds;
-    j["busy_fraction"] = busy;
-    j["host_bound"] = busy < 0.9;
+  // The share of the windows the GPU spent running the work. A window below host_bound_busy is
+  // the energy of a GPU that waited on the host, and the row says so.
+  if (const auto busy = busy_fractions(windows, ops_per_launch, launch_s); busy.overall > 0) {
+    j["busy_fraction"] = busy.overall;
+    j["busy_fraction_min"] = busy.lowest;
+    j["host_bound"] = busy.lowest < host_bound_busy;
   }
   if (power.samples().empty()) {
     j.erase("counter_vs_integral");

@@ -98,6 +98,25 @@ json energy_unsupported(const std::string& reason) {
   return json{{"supported", false}, {"reason", reason}};
 }
 
+busy_reading busy_fractions(const std::vector<energy_window>& windows, double ops_per_launch,
+                            double launch_s) {
+  busy_reading b;
+  if (!(ops_per_launch > 0) || !(launch_s > 0)) return b;
+  double busy_s = 0;
+  double seconds = 0;
+  bool first = true;
+  for (const auto& w : windows) {
+    if (!(w.seconds > 0)) continue;
+    const double busy = w.ops / ops_per_launch * launch_s;
+    busy_s += busy;
+    seconds += w.seconds;
+    b.lowest = first ? busy / w.seconds : std::min(b.lowest, busy / w.seconds);
+    first = false;
+  }
+  if (seconds > 0) b.overall = busy_s / seconds;
+  return b;
+}
+
 json summarize_energy(const std::vector<energy_window>& windows, double idle_w, double tick_s,
                       double window_s, const std::string& op_unit, double bytes_per_op,
                       const energy_options& o) {
@@ -178,10 +197,17 @@ std::string energy_line(const json& e) {
   if (const auto it = e.find("counter_vs_integral"); it != e.end() && it->is_number())
     out += fmt::format(", counter vs power integral {:.1f}%{}", it->get<double>() * 100,
                        e.value("disagreement_flag", false) ? " (DISAGREE > 5%)" : "");
-  if (const auto it = e.find("busy_fraction"); it != e.end() && it->is_number())
-    out += fmt::format(", GPU busy {:.0f}%{}", it->get<double>() * 100,
-                       e.value("host_bound", false) ? " (HOST-BOUND: the GPU waited on the host)"
-                                                    : "");
+  if (const auto it = e.find("busy_fraction"); it != e.end() && it->is_number()) {
+    out += fmt::format(", GPU busy {:.0f}%", it->get<double>() * 100);
+    // Files written before the lowest window was recorded judged the overall fraction.
+    const auto lowest = e.find("busy_fraction_min");
+    const bool low_window = lowest != e.end() && lowest->is_number();
+    if (e.value("host_bound", false))
+      out += low_window ? fmt::format(" (lowest window {:.0f}%; HOST-BOUND: the GPU waited on the "
+                                      "host, so the spread follows the host's pace)",
+                                      lowest->get<double>() * 100)
+                        : " (HOST-BOUND: the GPU waited on the host)";
+  }
   return out;
 }
 

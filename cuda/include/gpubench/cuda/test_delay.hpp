@@ -1,6 +1,8 @@
 #pragma once
-// Test-only: a calibrated delay on a stream, for GPUBENCH_TEST_SLOWDOWN (docs/ci.md), which shows
-// that the regression gate catches a known slowdown. Nothing else launches it.
+// A calibrated delay on a stream. The engine uses it to keep the GPU busy while the host enqueues
+// work that cannot wait behind the blocking kernel (the launch-free reference of host-synchronous
+// bodies, the busy fraction of --energy), and for the test-only GPUBENCH_TEST_SLOWDOWN
+// (docs/ci.md), which shows that the regression gate catches a known slowdown.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>

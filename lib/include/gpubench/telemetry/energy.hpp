@@ -70,6 +70,19 @@ nlohmann::json summarize_energy(const std::vector<energy_window>& windows, doubl
                                 double tick_s, double window_s, const std::string& op_unit,
                                 double bytes_per_op, const energy_options& o);
 
+/// How much of the windows the GPU spent running the work: per window, its launches (ops /
+/// ops_per_launch) times `launch_s`, the GPU time of one launch back to back without host gaps,
+/// over the window's time. `overall` over all windows, `lowest` the lowest window.
+struct busy_reading {
+  double overall = 0;
+  double lowest = 0;
+};
+busy_reading busy_fractions(const std::vector<energy_window>& windows, double ops_per_launch,
+                            double launch_s);
+/// A window whose busy fraction is below this waited on the host for more than 5% of its time:
+/// the energy row is marked host_bound, and its spread is the host's pace more than the GPU's.
+inline constexpr double host_bound_busy = 0.95;
+
 /// {"supported": false, "reason": ...}
 nlohmann::json energy_unsupported(const std::string& reason);
 
