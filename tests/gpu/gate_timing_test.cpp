@@ -1,6 +1,6 @@
-// The GPU side of the regression gate (docs/ci.md): the test-only delay kernel waits the time it
-// is asked for, and the sampler marks a body of many tiny launches host_bound but a single long
-// kernel not.
+// The GPU side of the regression gate (docs/ci.md): the delay kernel waits the time it is asked
+// for, and the sampler marks a body of many tiny launches timed with its launches host_bound, but
+// not the same body behind the blocking kernel, nor a single long kernel.
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
 #include "gpubench/engine/measure.hpp"
@@ -33,16 +33,26 @@ TEST_CASE("many tiny launches are host_bound, one long kernel is not", "[gpu][ga
   opts.min_samples = 5;
   opts.max_samples = 5;
   opts.min_time = 0;
-  const auto tiny = sampler.run("tiny", opts, {}, [](cudaStream_t st) {
+  const auto tiny_body = [](cudaStream_t st) {
     for (int i = 0; i < 200; ++i) cuda::launch_delay_ns(0, st);
-  });
+  };
+  // Timed with its launches (a body the blocking kernel cannot hold), the GPU waits on the host.
+  const auto tiny = sampler.run("tiny", opts, {}, tiny_body, body_kind::host_synchronous);
   INFO("tiny: median " << tiny.median() << " s, enqueue " << tiny.host_enqueue_s
                        << " s, launch-free " << tiny.launch_free_s << " s");
+  CHECK(tiny.timing == gpu_timing::includes_launch);
   CHECK(tiny.host_bound);
   CHECK(tiny.launch_free_s > 0);
-  // Behind the blocking kernel the samples are launch-free already (launch_free_s is then the
-  // median itself); timed with the launches, the launch-free reference is shorter.
-  CHECK(tiny.launch_free_s <= tiny.median());
+  CHECK(tiny.launch_free_s < tiny.median());
+  // Behind the blocking kernel the same launches run back to back, whatever the host's pace: the
+  // samples are launch-free (launch_free_s is the median itself) and not host-bound, although
+  // the host still takes longer to enqueue them than the GPU to run them.
+  const auto held = sampler.run("tiny held", opts, {}, tiny_body);
+  INFO("held: median " << held.median() << " s, enqueue " << held.host_enqueue_s << " s");
+  CHECK(held.timing == gpu_timing::launch_free);
+  CHECK_FALSE(held.host_bound);
+  CHECK(held.launch_free_s == held.median());
+  CHECK(held.median() < tiny.median());
 
   const auto long_kernel =
       sampler.run("long", opts, {}, [](cudaStream_t st) { cuda::launch_delay_ns(2'000'000, st); });

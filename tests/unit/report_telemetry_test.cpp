@@ -1,6 +1,6 @@
 // What the GPU was doing, as tables and result files show it: the stop column and its legend,
-// the telemetry line and its '*' marker, energy lines, CPU reference descriptions, and the
-// JSON round trip of every new field (older files without them still read).
+// the telemetry line and its '*' marker, the host-bound '^', energy lines, CPU reference
+// descriptions, and the JSON round trip of every new field (older files without them still read).
 #include "gpubench/results/report.hpp"
 #include "gpubench/results/result.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
@@ -73,6 +73,23 @@ TEST_CASE("table: flagged telemetry marks the row and prints why", "[report]") {
   CHECK(text.find("[kernel] telemetry: SM 1980/1980 MHz") != std::string::npos);
   CHECK(text.find("other processes: 1") != std::string::npos);
   CHECK(text.find("[flags: contention]") != std::string::npos);
+}
+
+TEST_CASE("table: a host-bound row is marked '^', with the legend saying what that means",
+          "[report]") {
+  auto paced = test::finalized("serial", {1.5e-4, 1.6e-4});
+  paced.timing = gpu_timing::includes_launch;
+  paced.host_bound = true;
+  auto graph = test::finalized("graph", {1.07e-4, 1.08e-4});
+  graph.timing = gpu_timing::includes_launch;
+  auto both = test::finalized("streams", {1.3e-4, 1.4e-4});
+  both.host_bound = true;
+  both.telemetry = flagged_telemetry();
+  const auto text = table(report_with({paced, graph, both}));
+  CHECK(text.find("serial ^") != std::string::npos);
+  CHECK(text.find("graph ^") == std::string::npos);
+  CHECK(text.find("streams *^") != std::string::npos);
+  CHECK(text.find("^ = host-bound (timed with its launches") != std::string::npos);
 }
 
 TEST_CASE("table: unavailable telemetry and unsupported energy say why", "[report]") {

@@ -288,7 +288,9 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   m.timing = blocked ? gpu_timing::launch_free : gpu_timing::includes_launch;
   if (!enqueue.empty() && m.stats.median > 0) {
     m.host_enqueue_s = summarize(enqueue).median;
-    m.host_bound = m.host_enqueue_s >= host_bound_enqueue_fraction * m.stats.median;
+    // Behind the blocking kernel the host's enqueue is outside the timed region, however slow:
+    // only samples timed with their launches can be host-bound.
+    m.host_bound = !blocked && m.host_enqueue_s >= host_bound_enqueue_fraction * m.stats.median;
     // Samples behind the blocking kernel are launch-free already. The others get three
     // launch-free samples, unless a sample is long enough that launch gaps cannot matter (or the
     // run is being interrupted): the GPU is held for twice the enqueue time plus 50 us.

@@ -181,8 +181,11 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   for (const auto& m : r.measurements) {
     const double bps = rate(m, "bytes_per_s");
     const double ips = rate(m, "items_per_s");
-    // A '*' marks a row whose telemetry is flagged (thermal, hw slowdown, contention).
-    const std::string name = telemetry_flagged(m.telemetry) ? m.name + " *" : m.name;
+    // A '*' marks a row whose telemetry is flagged (thermal, hw slowdown, contention), a '^' one
+    // the host's launches paced (host_bound).
+    std::string marks = telemetry_flagged(m.telemetry) ? "*" : "";
+    if (m.host_bound) marks += "^";
+    const std::string name = marks.empty() ? m.name : m.name + " " + marks;
     // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed.
     const std::string source = m.timing == gpu_timing::timestamps ? "ts" : "gpu";
     t.rows.push_back({name, m.clock == clock_kind::gpu ? (m.cold ? source : source + "/w") : "host",
@@ -230,7 +233,9 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
           "--max-noise, "
           "stable = 95% interval of the trimmed mean within +-max-noise/4, max-n, timeout, intr = "
           "a limit ended sampling (not converged); * = telemetry flagged (thermal, hw slowdown or "
-          "another process on the GPU); skipped/error = did not run, reason given\n";
+          "another process on the GPU); ^ = host-bound (timed with its launches, and the host's "
+          "enqueue paced the GPU: the figure moves with host speed); skipped/error = did not run, "
+          "reason given\n";
 }
 
 namespace {

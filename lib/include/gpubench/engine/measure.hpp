@@ -85,9 +85,11 @@ struct measurement {
   nlohmann::json telemetry = nlohmann::json::object();
   /// --energy: energy per operation (energy.hpp), empty when not measured.
   nlohmann::json energy = nlohmann::json::object();
-  /// GPU clock: the host took at least half the GPU time to enqueue the timed work, so the GPU
-  /// waited on the host (launch gaps inside the timed region) and the figure moves with host
-  /// speed between processes. The gate judges such measurements apart (docs/compare.md).
+  /// GPU clock, samples timed with their launches (not behind the blocking kernel): the host took
+  /// at least half the GPU time to enqueue the timed work, or the median is well above the
+  /// launch-free time, so the GPU waited on the host (launch gaps inside the timed region) and
+  /// the figure moves with host speed between processes. The gate judges such measurements apart
+  /// (docs/compare.md); the table marks them '^'.
   bool host_bound = false;
   double host_enqueue_s = 0; ///< GPU clock: median host time to enqueue one sample's work
   /// GPU clock: the launch-free time: the median itself when the samples ran behind the blocking
