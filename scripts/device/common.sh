@@ -1,9 +1,10 @@
-# Sourced by the ninth session's device scripts (timestamps.sh, energy-poll.sh,
-# timestamps-check.sh): `device_start NAME OUT_DIR` goes to the repository root, makes OUT_DIR,
-# puts .deps/py/site (jsonschema) on PYTHONPATH and writes OUT_DIR/machine.txt; then `log` prints
-# a line tagged with NAME and the seconds since the start, `gpu_tests FILE [FILTER]` runs the GPU
-# test executable and `cli_tests FILE MODULE...` the named CLI test modules against
-# build-gpu/app/gpubench, each with its exit code appended to FILE.
+# Sourced by the ninth and tenth sessions' device scripts (timestamps.sh, energy-poll.sh,
+# timestamps-check.sh, review-ab.sh, host-l2.sh, energy-busy.sh, host-bound.sh):
+# `device_start NAME OUT_DIR` goes to the repository root, makes OUT_DIR, puts .deps/py/site
+# (jsonschema) on PYTHONPATH and writes OUT_DIR/machine.txt; then `log` prints a line tagged with
+# NAME and the seconds since the start, `gpu_tests FILE [FILTER]` runs the GPU test executable and
+# `cli_tests FILE MODULE...` the named CLI test modules against build-gpu/app/gpubench, each with
+# its exit code appended to FILE.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$root/build-gpu/app/gpubench
 

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 
 using namespace gpubench;
 
@@ -158,14 +159,17 @@ TEST_CASE("launch-free timing: a body that waits for the GPU falls back, flagged
   reset_launch_free_timing();
 }
 
-TEST_CASE("energy: a real read of the NVML counter", "[gpu][energy]") {
+namespace {
+
+/// Energy over 2 windows of a zero-filled f32 vecadd of n elements a launch, the host spinning
+/// `host_pause` after each launch; empty (with a warning) without NVML.
+std::optional<nlohmann::json> vecadd_energy(std::size_t n, std::chrono::microseconds host_pause) {
   const auto info = cuda::query_device(0);
   auto tel = open_telemetry(info.pci_bus_id);
   if (tel->monitor() == nullptr) {
     WARN("NVML unavailable: " << tel->unavailable_reason());
-    return;
+    return std::nullopt;
   }
-  const std::size_t n = std::size_t{1} << 24;
   cuda::device_buffer<float> a(n), b(n), c(n);
   GPUBENCH_CUDA_TRY(cudaMemset(a.data(), 0, n * 4));
   GPUBENCH_CUDA_TRY(cudaMemset(b.data(), 0, n * 4));
@@ -175,10 +179,23 @@ TEST_CASE("energy: a real read of the NVML counter", "[gpu][energy]") {
   cfg.type = dtype::f32;
   energy_options o;
   o.windows = 2;
-  const auto e = measure_gpu_energy(
+  return measure_gpu_energy(
       tel->monitor(), "", s.get(),
-      [&](cudaStream_t st) { cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st); },
+      [&](cudaStream_t st) {
+        cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
+        const auto until = std::chrono::steady_clock::now() + host_pause;
+        while (std::chrono::steady_clock::now() < until) {
+        }
+      },
       double(n), "element", 12, o);
+}
+
+} // namespace
+
+TEST_CASE("energy: a real read of the NVML counter", "[gpu][energy]") {
+  const auto got = vecadd_energy(std::size_t{1} << 24, std::chrono::microseconds(0));
+  if (!got) return;
+  const auto& e = *got;
   INFO(e.dump());
   REQUIRE(e["supported"] == true);
   CHECK(e["tick_s"].get<double>() > 0);
@@ -193,34 +210,12 @@ TEST_CASE("energy: a real read of the NVML counter", "[gpu][energy]") {
 
 TEST_CASE("energy: a body the host paces is host-bound, whatever its chunks' event time says",
           "[gpu][energy]") {
-  const auto info = cuda::query_device(0);
-  auto tel = open_telemetry(info.pci_bus_id);
-  if (tel->monitor() == nullptr) {
-    WARN("NVML unavailable: " << tel->unavailable_reason());
-    return;
-  }
   // A 1Mi vecadd runs for a few microseconds; the host then spins 100 us before the next launch.
   // Timed as the host enqueues them, chunks of this body read 100 us a launch and the GPU 100%
   // busy; held behind the delay kernel they read the kernel's own time.
-  const std::size_t n = std::size_t{1} << 20;
-  cuda::device_buffer<float> a(n), b(n), c(n);
-  GPUBENCH_CUDA_TRY(cudaMemset(a.data(), 0, n * 4));
-  GPUBENCH_CUDA_TRY(cudaMemset(b.data(), 0, n * 4));
-  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
-  const cuda::stream s;
-  cuda::vecadd_launch cfg;
-  cfg.type = dtype::f32;
-  energy_options o;
-  o.windows = 2;
-  const auto e = measure_gpu_energy(
-      tel->monitor(), "", s.get(),
-      [&](cudaStream_t st) {
-        cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
-        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
-        while (std::chrono::steady_clock::now() < until) {
-        }
-      },
-      double(n), "element", 12, o);
+  const auto got = vecadd_energy(std::size_t{1} << 20, std::chrono::microseconds(100));
+  if (!got) return;
+  const auto& e = *got;
   INFO(e.dump());
   REQUIRE(e["supported"] == true);
   CHECK(e["busy_fraction"].get<double>() < 0.3);
