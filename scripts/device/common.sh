@@ -4,7 +4,8 @@
 # (jsonschema) on PYTHONPATH and writes OUT_DIR/machine.txt; then `log` prints a line tagged with
 # NAME and the seconds since the start, `gpu_tests FILE [FILTER]` runs the GPU test executable and
 # `cli_tests FILE MODULE...` the named CLI test modules against build-gpu/app/gpubench, each with
-# its exit code appended to FILE.
+# its exit code appended to FILE. For before/after calls, `binary old|new` names build-old's or
+# build-gpu's gpubench.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$root/build-gpu/app/gpubench
 
@@ -40,4 +41,8 @@ cli_tests() { # FILE MODULE...
     -v "$@") >"$file" 2>&1
   echo "exit $?" >>"$file"
   tail -6 "$file"
+}
+
+binary() { # old|new
+  if [[ $1 == old ]]; then echo "$root/build-old/app/gpubench"; else echo "$bin"; fi
 }

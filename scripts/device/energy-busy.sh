@@ -7,7 +7,6 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 o=${OUT:-/tmp/out}/busy
 device_start busy "$o"
-old=$root/build-old/app/gpubench
 
 log "gpu tests"
 gpu_tests "$o/gpu-tests.txt" "[energy],[timing]"
@@ -16,8 +15,8 @@ run_pair() { # TAG ARGS...
   local tag=$1
   shift
   for which in old new; do
-    local b=$bin
-    [[ $which == old ]] && b=$old
+    local b
+    b=$(binary "$which")
     log "$tag $which"
     timeout 200 "$b" "$@" --energy --no-verify -q --format json --output "$o/$tag-$which.json" \
       >/dev/null 2>"$o/$tag-$which.err"

@@ -7,7 +7,6 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 o=${OUT:-/tmp/out}/hb
 device_start hb "$o"
-old=$root/build-old/app/gpubench
 
 log "gpu tests"
 gpu_tests "$o/gpu-tests.txt"
@@ -16,16 +15,14 @@ cli_tests "$o/cli-tests.txt" test_pipeline test_energy test_cli_tables test_gate
   test_timestamps
 for r in 1 2; do
   for which in old new; do
-    b=$bin
-    [[ $which == old ]] && b=$old
+    b=$(binary "$which")
     log "vecadd $which $r"
     timeout 120 "$b" vecadd --n 1Mi,2^28 --no-verify --output "$o/vecadd-$which-$r.json" \
       >"$o/vecadd-$which-$r.txt" 2>&1
   done
 done
 for which in old new; do
-  b=$bin
-  [[ $which == old ]] && b=$old
+  b=$(binary "$which")
   log "pipeline $which"
   timeout 120 "$b" pipeline --scenario encoder-decoder --batch 32 --no-verify \
     --output "$o/pipeline-$which.json" >"$o/pipeline-$which.txt" 2>&1

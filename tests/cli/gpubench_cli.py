@@ -36,6 +36,16 @@ def validate(document):
         jsonschema.validate(document, json.load(f))
 
 
+def json_output(test, proc, schema=False):
+    """The JSON document a run printed, once `test` has checked that it exited 0 (its stderr in
+    the message); `schema=True` also validates the document against docs/schema."""
+    test.assertEqual(proc.returncode, 0, proc.stderr)
+    document = json.loads(proc.stdout)
+    if schema:
+        validate(document)
+    return document
+
+
 def tempdir():
     return tempfile.TemporaryDirectory(prefix="gpubench-cli-")
 

@@ -3,7 +3,7 @@ NVML: energy must be reported unsupported with its reason, never as a silent 0, 
 import json
 import unittest
 
-from gpubench_cli import FAST, has_gpu, run, tempdir, validate
+from gpubench_cli import FAST, has_gpu, json_output, run, tempdir
 
 NO_NVML = {"GPUBENCH_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1"}
 
@@ -11,9 +11,7 @@ NO_NVML = {"GPUBENCH_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1"}
 class CpuEnergy(unittest.TestCase):
     def test_energy_without_a_counter_is_unsupported_and_exit_0(self):
         proc = run("vecadd", "--n", "64Ki", "--cpu-only", "--energy", "--format", "json", *FAST)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        doc = json.loads(proc.stdout)
-        validate(doc)
+        doc = json_output(self, proc, schema=True)
         cpu = doc["results"][0]["measurements"][0]
         self.assertEqual(cpu["name"], "cpu_reference")
         energy = cpu["energy"]
@@ -37,14 +35,12 @@ class CpuEnergy(unittest.TestCase):
                                        "max_samples": 2, "min_time": 0, "timeout": 1},
                            "benchmarks": [{"benchmark": "vecadd", "params": {"n": "4Ki"}}]}, f)
             proc = run("run", path, "--format", "json", "-q")
-            self.assertEqual(proc.returncode, 0, proc.stderr)
-            cpu = json.loads(proc.stdout)["results"][0]["measurements"][0]
+            cpu = json_output(self, proc)["results"][0]["measurements"][0]
             self.assertIn("energy", cpu)
 
     def test_every_measurement_says_why_it_stopped(self):
         proc = run("vecadd", "--n", "4Ki", "--cpu-only", "--format", "json", *FAST)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        m = json.loads(proc.stdout)["results"][0]["measurements"][0]
+        m = json_output(self, proc)["results"][0]["measurements"][0]
         self.assertIn(m["stop_reason"], ["noise", "stable", "max_samples", "timeout"])
 
     def test_energy_windows_are_validated_on_the_command_line_and_in_run_files(self):
@@ -78,9 +74,7 @@ class CpuEnergy(unittest.TestCase):
 class GpuWithoutNvml(unittest.TestCase):
     def test_energy_and_telemetry_unavailable_without_nvml(self):
         proc = run("vecadd", "--n", "1Mi", "--energy", "--format", "json", *FAST, env=NO_NVML)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        doc = json.loads(proc.stdout)
-        validate(doc)
+        doc = json_output(self, proc, schema=True)
         kernel = next(m for m in doc["results"][0]["measurements"] if m["name"] == "kernel")
         self.assertFalse(kernel["energy"]["supported"])
         self.assertIn("/nonexistent/libnvidia-ml.so.1", kernel["energy"]["reason"])

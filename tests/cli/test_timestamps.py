@@ -3,7 +3,7 @@
 import json
 import unittest
 
-from gpubench_cli import FAST, has_gpu, run, tempdir, validate
+from gpubench_cli import FAST, has_gpu, json_output, run, tempdir
 
 
 def run_file(d, options):
@@ -33,8 +33,7 @@ class Options(unittest.TestCase):
     def test_cpu_only_runs_have_no_timestamp_rows(self):
         proc = run("vecadd", "--n", "4Ki", "--cpu-only", "--timestamps", "--format", "json",
                    *FAST)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        names = [m["name"] for m in json.loads(proc.stdout)["results"][0]["measurements"]]
+        names = [m["name"] for m in json_output(self, proc)["results"][0]["measurements"]]
         self.assertEqual(names, ["cpu_reference"])
 
 
@@ -42,17 +41,14 @@ class Options(unittest.TestCase):
 class OnTheGpu(unittest.TestCase):
     def test_rows_beside_the_event_timed_ones(self):
         proc = run("vecadd", "--n", "1Mi", "--warm", "--timestamps", "--format", "json", *FAST)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        doc = json.loads(proc.stdout)
-        validate(doc)
+        doc = json_output(self, proc, schema=True)
         rows = {m["name"]: m for m in doc["results"][0]["measurements"]}
         ts = rows["kernel (timestamps)"]
         self.assertEqual(ts["timing"], "timestamps")
         self.assertFalse(ts["cold"])
         self.assertLess(ts["stats"]["median"], rows["kernel"]["stats"]["median"])
         proc = run("augment", "--batch", "4", "--timestamps", "--format", "json", *FAST)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        names = [m["name"] for m in json.loads(proc.stdout)["results"][0]["measurements"]]
+        names = [m["name"] for m in json_output(self, proc)["results"][0]["measurements"]]
         self.assertIn("fused (timestamps)", names)
         self.assertNotIn("h2d (timestamps)", names)
 

@@ -173,6 +173,10 @@ bool enqueue_held(cuda::blocking_kernel& blocker, bool hold, cudaStream_t s,
 
 } // namespace
 
+std::uint64_t launch_free_hold_ns(double enqueue_s, double cap_s) {
+  return static_cast<std::uint64_t>(std::min(2 * enqueue_s + 50e-6, cap_s) * 1e9);
+}
+
 bool launch_free_timing_usable() noexcept { return !blocking_unusable.load(); }
 void reset_launch_free_timing() noexcept { blocking_unusable.store(false); }
 
@@ -297,11 +301,10 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     if (blocked) {
       m.launch_free_s = m.stats.median;
     } else if (m.stats.median <= launch_free_max_sample_s && !interrupt_requested()) {
-      const double hold_s = std::min(2 * m.host_enqueue_s + 50e-6, 0.05);
+      const std::uint64_t hold_ns = launch_free_hold_ns(m.host_enqueue_s, 0.05);
       std::vector<double> free;
       free.reserve(3);
-      for (int i = 0; i < 3; ++i)
-        free.push_back(one(false, static_cast<std::uint64_t>(hold_s * 1e9)));
+      for (int i = 0; i < 3; ++i) free.push_back(one(false, hold_ns));
       m.launch_free_s = summarize(free).median;
       if (m.launch_free_s > 0 && m.stats.median >= host_bound_gap_ratio * m.launch_free_s)
         m.host_bound = true;

@@ -232,8 +232,7 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   for (long i = 0; i < chunk; ++i) body(stream);
   const double enqueue_s = steady_seconds() - enqueue_from;
   GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
-  cuda::launch_delay_ns(static_cast<std::uint64_t>(std::min(2 * enqueue_s + 50e-6, 0.25) * 1e9),
-                        stream);
+  cuda::launch_delay_ns(launch_free_hold_ns(enqueue_s, 0.25), stream);
   start.record(stream);
   for (long i = 0; i < chunk; ++i) body(stream);
   stop.record(stream);
