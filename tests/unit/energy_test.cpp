@@ -36,6 +36,22 @@ TEST_CASE("energy: the counter step is the median time between changes", "[energ
   CHECK(estimate_tick({{0.0, 5}, {0.5, 5}, {1.0, 5}}) == 0); // never moved
 }
 
+TEST_CASE("energy: the step watcher sleeps until shortly before the next step is due", "[energy]") {
+  // A step seen at 10.0 s, steps every 0.1 s, a 15 ms margin: the next read is due at 10.085 s.
+  CHECK(watcher_sleep_s(10.0, 10.0, 0.1, 0.015) == Approx(0.085));
+  CHECK(watcher_sleep_s(10.05, 10.0, 0.1, 0.015) == Approx(0.035));
+  // Inside the margin, or past the due time: read back to back.
+  CHECK(watcher_sleep_s(10.09, 10.0, 0.1, 0.015) == 0);
+  CHECK(watcher_sleep_s(10.3, 10.0, 0.1, 0.015) == 0);
+  // No step seen yet, or no tick known: never sleep, so no step is missed.
+  CHECK(watcher_sleep_s(10.0, -1, 0.1, 0.015) == 0);
+  CHECK(watcher_sleep_s(10.0, 10.0, 0, 0.015) == 0);
+  // A margin grown to the whole tick never sleeps.
+  CHECK(watcher_sleep_s(10.0, 10.0, 0.1, 0.1) == 0);
+  CHECK(watcher_margin_ticks > 0);
+  CHECK(watcher_margin_ticks < 0.5);
+}
+
 TEST_CASE("energy: the 95% interval uses Student's t", "[energy]") {
   const std::vector<double> v{10, 12, 11, 13, 9};
   const auto i = mean_interval95(v);

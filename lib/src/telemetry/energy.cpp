@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -126,16 +127,19 @@ private:
 /// Polls the energy counter on its own thread, so that the thread feeding the GPU never waits on
 /// NVML (a read of the counter took milliseconds on the H200: read between chunks, it starved the
 /// GPU). Each step is timed at the midpoint between the read that last saw the old value and the
-/// read that first saw the new one (each read's own midpoint).
+/// read that first saw the new one (each read's own midpoint). Between steps it sleeps until
+/// shortly before the next is due (watcher_sleep_s): read back to back, it kept a core busy. A
+/// step that came during a sleep is kept but marked imprecise, and the margin doubles.
 class step_watcher {
 public:
   struct step {
     double t = 0;
     std::uint64_t mj = 0;
+    bool precise = true; ///< the reads around it were back to back, so `t` is known to a read
   };
 
-  explicit step_watcher(gpu_monitor& m)
-      : m_(m), thread_([this](const std::stop_token& stop) { run(stop); }) {}
+  step_watcher(gpu_monitor& m, double tick_s)
+      : m_(m), tick_s_(tick_s), thread_([this](const std::stop_token& stop) { run(stop); }) {}
   void finish() {
     thread_.request_stop();
     if (thread_.joinable()) thread_.join();
@@ -154,17 +158,27 @@ public:
     std::nth_element(read_s_.begin(), mid, read_s_.end());
     return *mid;
   }
+  /// The share of the watcher's time spent reading the counter (after finish()).
+  [[nodiscard]] double reading_share() const { return ran_s_ > 0 ? read_total_s_ / ran_s_ : 0; }
 
 private:
   void run(const std::stop_token& stop) {
     std::optional<std::uint64_t> last;
     double last_mid = 0;
+    double last_step_t = -1;
+    double margin_s = watcher_margin_ticks * tick_s_;
+    bool slept = false; // a pacing sleep came between the previous read and this one
+    const double began = steady_seconds();
+    std::mutex sleep_mutex;
+    std::condition_variable_any wake;
     while (!stop.stop_requested()) {
       const double before = steady_seconds();
       const auto e = m_.energy_mj();
       const double after = steady_seconds();
       const double mid = 0.5 * (before + after);
       read_s_.push_back(after - before);
+      read_total_s_ += after - before;
+      ran_s_ = after - began;
       if (!e.value) {
         const std::lock_guard lock(mutex_);
         error_ = e.error;
@@ -172,18 +186,30 @@ private:
       }
       if (last && *e.value != *last) {
         const std::lock_guard lock(mutex_);
-        steps_.push_back({0.5 * (last_mid + mid), *e.value});
+        steps_.push_back({0.5 * (last_mid + mid), *e.value, !slept});
+        // After a sleep the step came somewhere since the read before it: plan from that read.
+        last_step_t = slept ? last_mid : steps_.back().t;
+        if (slept) margin_s = std::min(2 * margin_s, tick_s_);
       }
       last = *e.value;
       last_mid = mid;
-      std::this_thread::sleep_for(std::chrono::microseconds(250));
+      const double sleep_s = watcher_sleep_s(steady_seconds(), last_step_t, tick_s_, margin_s);
+      slept = sleep_s > 0;
+      std::unique_lock lock(sleep_mutex);
+      wake.wait_for(lock, stop,
+                    slept ? std::chrono::duration<double>(sleep_s)
+                          : std::chrono::duration<double>(250e-6),
+                    [] { return false; });
     }
   }
 
   gpu_monitor& m_;
+  double tick_s_;
   std::mutex mutex_;
   std::vector<step> steps_;
-  std::vector<double> read_s_; // the watcher thread's own until finish()
+  std::vector<double> read_s_; // the watcher thread's own until finish(), as are the two below
+  double read_total_s_ = 0;
+  double ran_s_ = 0;
   std::string error_;
   std::jthread thread_;
 };
@@ -278,7 +304,7 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   for (long i = 0; i < in_flight; ++i) enqueue();
   const double settle_until = steady_seconds() + 0.2; // clocks and power settle under load
   while (steady_seconds() < settle_until) advance();
-  watcher.emplace(*monitor);
+  watcher.emplace(*monitor, base.tick_s);
   std::size_t seen = 0;
   std::optional<step_watcher::step> open;
   double not_before = steady_seconds() + phase(rng);
@@ -288,6 +314,7 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
     for (const auto& st : watcher->steps_from(seen, counter_error)) {
       ++seen;
       last_step_t = st.t;
+      if (!st.precise) continue; // its time is not known to a read: no window starts or ends on it
       if (!open) {
         if (st.t >= not_before) open = st;
       } else if (st.t >= open->t + window_s) {
@@ -322,6 +349,7 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   j["chunks_in_flight"] = in_flight;
   j["power_samples"] = power.samples().size();
   j["counter_read_s"] = watcher->median_read_s();
+  j["counter_read_share"] = watcher->reading_share();
   // The share of the windows the GPU spent running the work. A window below host_bound_busy is
   // the energy of a GPU that waited on the host, and the row says so.
   if (const auto busy = busy_fractions(windows, ops_per_launch, launch_s); busy.overall > 0) {

@@ -22,6 +22,11 @@ double energy_window_seconds(double tick_s, const energy_options& o) {
   return std::max(o.min_window_s, o.min_ticks * std::max(tick_s, 0.0));
 }
 
+double watcher_sleep_s(double now, double last_step_t, double tick_s, double margin_s) {
+  if (!(tick_s > 0) || last_step_t < 0) return 0;
+  return std::max(0.0, last_step_t + tick_s - margin_s - now);
+}
+
 double student_t95(int dof) {
   // Two-sided 95% quantiles of Student's t; beyond 30 degrees of freedom the normal's 1.96 is
   // within 2%.

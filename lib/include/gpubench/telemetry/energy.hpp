@@ -56,6 +56,15 @@ double counter_disagreement(double counter_j, double integral_j);
 /// time between changes. 0 when fewer than two changes were seen.
 double estimate_tick(const std::vector<std::pair<double, std::uint64_t>>& readings);
 
+/// How long the step watcher of --energy sleeps before its next read of the counter: until
+/// `margin_s` before the step after the one it saw at `last_step_t` is due (`tick_s` later), or 0
+/// (read again at once) without a step seen yet, without a tick, or inside the margin. Reading the
+/// counter takes milliseconds of a CPU; read back to back it kept a core busy all the time.
+double watcher_sleep_s(double now, double last_step_t, double tick_s, double margin_s);
+/// The margin the watcher starts with, as a share of the tick; it doubles each time a step comes
+/// while the watcher sleeps (that step's time is not known to a read, so no window ends on it).
+inline constexpr double watcher_margin_ticks = 0.15;
+
 /// One window of a load: what the counter said, what the integral said, and the operations done.
 struct energy_window {
   double seconds = 0;
