@@ -162,8 +162,10 @@ TEST_CASE("launch-free timing: a body that waits for the GPU falls back, flagged
 namespace {
 
 /// Energy over 2 windows of a zero-filled f32 vecadd of n elements a launch, the host spinning
-/// `host_pause` after each launch; empty (with a warning) without NVML.
-std::optional<nlohmann::json> vecadd_energy(std::size_t n, std::chrono::microseconds host_pause) {
+/// `host_pause` after each launch, and with `wait_gpu` waiting for the launch to finish; empty
+/// (with a warning) without NVML.
+std::optional<nlohmann::json> vecadd_energy(std::size_t n, std::chrono::microseconds host_pause,
+                                            bool wait_gpu = false) {
   const auto info = cuda::query_device(0);
   auto tel = open_telemetry(info.pci_bus_id);
   if (tel->monitor() == nullptr) {
@@ -183,6 +185,7 @@ std::optional<nlohmann::json> vecadd_energy(std::size_t n, std::chrono::microsec
       tel->monitor(), "", s.get(),
       [&](cudaStream_t st) {
         cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
+        if (wait_gpu) GPUBENCH_CUDA_TRY(cudaStreamSynchronize(st));
         const auto until = std::chrono::steady_clock::now() + host_pause;
         while (std::chrono::steady_clock::now() < until) {
         }
@@ -221,4 +224,20 @@ TEST_CASE("energy: a body the host paces is host-bound, whatever its chunks' eve
   CHECK(e["busy_fraction"].get<double>() < 0.3);
   CHECK(e["busy_fraction_min"].get<double>() <= e["busy_fraction"].get<double>());
   CHECK(e["host_bound"] == true);
+}
+
+TEST_CASE("energy: a body that waits on its own GPU work inside its launches is host-bound",
+          "[gpu][energy]") {
+  // Each launch waits for the kernel before returning, as pipeline's cpu-augment waits for its
+  // uploads: held behind the delay kernel, its chunk cannot be enqueued until the hold ends, so
+  // the chunk's time would hold the host's waits. No busy fraction may be claimed.
+  const auto got = vecadd_energy(std::size_t{1} << 20, std::chrono::microseconds(0), true);
+  if (!got) return;
+  const auto& e = *got;
+  INFO(e.dump());
+  REQUIRE(e["supported"] == true);
+  CHECK(e["host_bound"] == true);
+  CHECK_FALSE(e.contains("busy_fraction"));
+  CHECK(e["busy_unmeasured"].get<std::string>().find("waits inside its launches") !=
+        std::string::npos);
 }

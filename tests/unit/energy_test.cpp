@@ -114,6 +114,15 @@ TEST_CASE("energy: the line says how busy the GPU was, and when it waited on the
   e["busy_fraction"] = 0.96;
   e["busy_fraction_min"] = 0.81;
   CHECK(energy_line(e).find("GPU busy 96% (lowest window 81%; HOST-BOUND") != std::string::npos);
+  // A body that waits inside its launches has no busy fraction, and is still said host-bound.
+  e.erase("busy_fraction");
+  e.erase("busy_fraction_min");
+  e["busy_unmeasured"] = "a chunk took 450 ms to enqueue behind a 250 ms hold: ...";
+  const auto waits = energy_line(e);
+  CHECK(waits.find("GPU busy") == std::string::npos);
+  CHECK(waits.find("HOST-BOUND: the body waits inside its launches") != std::string::npos);
+  e["host_bound"] = false;
+  CHECK(energy_line(e).find("HOST-BOUND") == std::string::npos);
 }
 
 TEST_CASE("energy: the busy fraction is each window's launches x the launch-free GPU time",

@@ -212,6 +212,10 @@ std::string energy_line(const json& e) {
                                       "host, so the spread follows the host's pace)",
                                       lowest->get<double>() * 100)
                         : " (HOST-BOUND: the GPU waited on the host)";
+  } else if (e.value("host_bound", false)) {
+    // No busy fraction: the body waits inside its launches (busy_unmeasured says how long).
+    out +=
+        ", HOST-BOUND: the body waits inside its launches, so the spread follows the host's pace";
   }
   return out;
 }
