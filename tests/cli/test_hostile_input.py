@@ -61,6 +61,16 @@ def make_fixtures(folder):
     os.mkdir(os.path.join(folder, "folder"))
     with open(os.path.join(folder, "big.json"), "wb") as f:
         f.truncate(257 << 20)  # sparse: no disk used
+    escape = json.loads(json.dumps(result))
+    escape["results"][0]["measurements"][0]["name"] = "kernel\x1b[2J\nFAKE ROW"
+    write("escape.json", json.dumps(escape))
+    for name, value in (("tiny-sample.json", 5e-324), ("huge-sample.json", 1e308)):
+        extreme = json.loads(json.dumps(result))
+        m = extreme["results"][0]["measurements"][0]
+        m["samples"] = [value] * len(m["samples"])
+        write(name, json.dumps(extreme))
+    write("title.json", json.dumps({"name": "x\x1b]0;owned\x07",
+                                    "benchmarks": [{"benchmark": "vecadd"}]}))
     os.mkdir(os.path.join(folder, "bomb"))
     write(os.path.join("bomb", "bomb.png"), png_claiming(16384, 16384), "wb")
 
@@ -96,6 +106,35 @@ class HostileInput(unittest.TestCase):
                     self.assertEqual(len(lines), 1, proc.stderr[:2000])
                 # The offending text is quoted briefly, whatever its size.
                 self.assertLess(max(len(line) for line in lines), 400, proc.stderr[:2000])
+
+    def test_running_out_of_memory_while_loading_names_the_file(self):
+        # 20 million array elements take about 740 MB to parse; under a 600 MB address-space cap
+        # the parse runs out. nlohmann's destructor then needed memory to free the partial
+        # document and the process aborted (exit 134) instead of naming the file.
+        if "ASAN_OPTIONS" in os.environ:
+            self.skipTest("an address-space cap leaves no room for AddressSanitizer's shadow memory")
+        import resource
+
+        def cap():
+            resource.setrlimit(resource.RLIMIT_AS, (600 << 20, 600 << 20))
+
+        with tempfile.TemporaryDirectory(prefix="gpubench-oom-") as folder:
+            path = os.path.join(folder, "bigarr.json")
+            with open(path, "w", encoding="ascii") as f:
+                f.write('{"name": [' + "1," * 19999999 + "1]}")
+            probe = subprocess.run([GPUBENCH, "--version"], capture_output=True, text=True,
+                                   timeout=30, preexec_fn=cap, check=False)
+            if probe.returncode != 0:
+                self.skipTest("the binary cannot start under a 600 MB cap: " + probe.stderr[:200])
+            for args, what in ((["run", path, "--dry-run"], "run file"),
+                               (["report", path], "result file"),
+                               (["compare", path, path], "result file")):
+                with self.subTest(command=args[0]):
+                    proc = subprocess.run([GPUBENCH, *args], capture_output=True, text=True,
+                                          timeout=60, preexec_fn=cap, check=False)
+                    self.assertEqual(proc.returncode, 2, proc.stderr[:2000])
+                    self.assertIn(f"bigarr.json: out of memory while loading the {what}",
+                                  proc.stderr)
 
     def test_a_seed_of_2_64_minus_1_is_accepted_in_run_files_as_on_the_command_line(self):
         proc = self.gpubench("run", "max-seed.json", "--dry-run")

@@ -90,6 +90,48 @@ TEST_CASE("reading a result file names the bad path", "[report]") {
   CHECK_THROWS_AS(report_from_json(nlohmann::json::array()), usage_error);
 }
 
+TEST_CASE("a result file's samples are times a clock could have read", "[report]") {
+  const auto with_samples = [](std::vector<double> v) {
+    auto j = to_json(sample_report());
+    j["results"][0]["measurements"][0]["samples"] = v;
+    return j;
+  };
+  // 1e308 s overflowed the median to inf; 5e-324 s as a base made every change infinite.
+  for (const double bad : {1e308, 5e-324, 1e-13, 2e6, -1.0})
+    CHECK_THROWS_WITH(report_from_json(with_samples({29e-6, bad})),
+                      Catch::Contains("results[0].measurements[0].samples[1] must be 0 or a time "
+                                      "in seconds from 1e-12 to 1e+06"));
+  for (const double good : {0.0, 1e-12, 29e-6, 1e6})
+    CHECK_NOTHROW(report_from_json(with_samples({29e-6, good})));
+  auto j = to_json(sample_report());
+  j["results"][0]["measurements"][0]["bytes"] = 1e300;
+  CHECK_THROWS_WITH(report_from_json(j), Catch::Contains("measurements[0].bytes must be a count"));
+}
+
+TEST_CASE("every string of a result file is printable text, except the run's own argv",
+          "[report]") {
+  const std::string expected = "must be printable text (no control characters)";
+  auto j = to_json(sample_report());
+  // A name that clears the screen and forges a table row.
+  j["results"][0]["measurements"][0]["name"] = "kernel\x1b[2J\nFAKE ROW";
+  CHECK_THROWS_WITH(report_from_json(j),
+                    Catch::Contains("results[0].measurements[0].name " + expected));
+  j = to_json(sample_report());
+  j["results"][0]["params"]["dtype"] = "f32\u009b2J"; // C1 CSI, in UTF-8
+  CHECK_THROWS_WITH(report_from_json(j), Catch::Contains("results[0].params.dtype " + expected));
+  j = to_json(sample_report());
+  j["results"][1]["reason"] = std::string(5000, 'x');
+  CHECK_THROWS_WITH(report_from_json(j), Catch::Contains("results[1].reason " + expected));
+  j = to_json(sample_report());
+  j["results"][0]["derived"]["a\tb"] = 1;
+  CHECK_THROWS_WITH(report_from_json(j), Catch::Contains("(the key) " + expected));
+  j = to_json(sample_report());
+  j["meta"]["argv"].push_back("--note=line one\nline two"); // never printed: kept as written
+  CHECK_NOTHROW(report_from_json(j));
+  j["results"][0]["measurements"][0]["name"] = "kernel µs é"; // UTF-8 text is fine
+  CHECK_NOTHROW(report_from_json(j));
+}
+
 TEST_CASE("the table shows medians in human units, derived figures and the verdict", "[report]") {
   const auto t = render(sample_report(), output_format::table);
   CHECK_THAT(t, Catch::Contains("29.00 us"));

@@ -167,6 +167,18 @@ TEST_CASE("each mistake names the key path, the value and what was expected", "[
     CHECK_THAT(error_of({{"benchmarks", "vecadd"}}),
                Contains("benchmarks: \"vecadd\" is a string"));
   }
+  SECTION("a name or description that is not printable text, or too long") {
+    auto j = minimal();
+    j["name"] = "evil\x1b]0;title\x07";
+    CHECK_THAT(error_of(j), Contains("name: ") && Contains("expected printable text"));
+    j = minimal();
+    j["description"] = std::string(5000, 'x');
+    CHECK_THAT(error_of(j), Contains("description: ") && Contains("at most 4096 bytes"));
+    j = minimal();
+    j["benchmarks"][0]["description"] = "line one\nline two";
+    CHECK_THAT(error_of(j),
+               Contains("benchmarks[0].description: ") && Contains("expected printable text"));
+  }
   SECTION("the document is not an object") {
     CHECK_THAT(error_of(json::array()), Contains("(top level): [] is an array"));
   }

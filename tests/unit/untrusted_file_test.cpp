@@ -100,6 +100,21 @@ TEST_CASE("syntax errors name line, column and key path, and quote the token bri
   CHECK(long_token.size() < 400);
 }
 
+TEST_CASE("printable text has no C0 or C1 control character and no DEL", "[untrusted_file]") {
+  CHECK(gpubench::printable_text(""));
+  CHECK(gpubench::printable_text("kernel (timestamps) 5.3 TB/s, 28 \xc2\xb5s, \xc3\xa9t\xc3\xa9"));
+  CHECK_FALSE(gpubench::printable_text("a\nb"));
+  CHECK_FALSE(gpubench::printable_text("a\tb"));
+  CHECK_FALSE(gpubench::printable_text("\x1b[2J"));
+  CHECK_FALSE(gpubench::printable_text("x\x7f"));
+  CHECK_FALSE(gpubench::printable_text(std::string_view("a\0b", 3)));
+  CHECK_FALSE(gpubench::printable_text("\xc2\x9b"
+                                       "2J")); // U+009B, a terminal's one-byte CSI
+  CHECK_FALSE(gpubench::printable_text("\xc2\x80"));
+  CHECK(gpubench::printable_text("\xc2\xa0")); // U+00A0, a no-break space, is text
+  CHECK(gpubench::printable_text("\xc2")); // a lone lead byte at the end is not a control character
+}
+
 TEST_CASE("clip keeps messages on one line and short, whole UTF-8 characters only",
           "[untrusted_file]") {
   CHECK(gpubench::clip("short") == "short");

@@ -68,6 +68,15 @@ std::string text_of(const json& v, std::string_view path) {
   return v.get<std::string>();
 }
 
+/// A string gpubench prints (a name, a description): printable and of bounded length.
+std::string printable_of(const json& v, std::string_view path) {
+  std::string t = text_of(v, path);
+  if (t.size() > max_text_bytes || !printable_text(t))
+    fail(path, v,
+         fmt::format("printable text (no control characters) of at most {} bytes", max_text_bytes));
+  return t;
+}
+
 bool bool_of(const json& v, std::string_view path) {
   if (!v.is_boolean()) fail(path, v, "true or false");
   return v.get<bool>();
@@ -295,7 +304,7 @@ run_file_entry parse_entry(const json& j, std::string_view path,
   run_file_entry e;
   e.bench = &*it;
   if (j.contains("description"))
-    e.description = text_of(j.at("description"), child(path, "description"));
+    e.description = printable_of(j.at("description"), child(path, "description"));
   if (!j.contains("params")) return e;
 
   const auto params_path = child(path, "params");
@@ -325,8 +334,8 @@ run_file parse_run_file(const json& j, std::span<const benchmark> catalog) {
   reject_unknown_keys(j, "", {"$schema", "name", "description", "options", "benchmarks"});
   run_file f;
   if (j.contains("$schema")) (void)text_of(j.at("$schema"), "$schema");
-  if (j.contains("name")) f.name = text_of(j.at("name"), "name");
-  if (j.contains("description")) f.description = text_of(j.at("description"), "description");
+  if (j.contains("name")) f.name = printable_of(j.at("name"), "name");
+  if (j.contains("description")) f.description = printable_of(j.at("description"), "description");
   if (j.contains("options")) f.options = parse_options(j.at("options"), "options", f.notes);
   if (!j.contains("benchmarks")) {
     throw usage_error("benchmarks: missing; expected a non-empty list of "

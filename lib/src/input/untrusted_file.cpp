@@ -283,7 +283,40 @@ private:
   int fd_;
 };
 
+/// Empties `v` from the leaves up without allocating. nlohmann's destructor first moves a
+/// container's children to a heap-allocated stack; when memory has just run out that allocation
+/// fails inside a destructor, which ends the process (std::terminate). Erasing from the back of
+/// each container frees only scalars and empty containers, which allocate nothing. The recursion
+/// is bounded by the parser's depth limit.
+void release_without_allocating(json& v) noexcept {
+  if (auto* a = v.get_ptr<json::array_t*>()) {
+    while (!a->empty()) {
+      release_without_allocating(a->back());
+      a->pop_back();
+    }
+  } else if (auto* o = v.get_ptr<json::object_t*>()) {
+    while (!o->empty()) {
+      const auto last = std::prev(o->end());
+      release_without_allocating(last->second);
+      o->erase(last);
+    }
+  }
+}
+
 } // namespace
+
+bool printable_text(std::string_view text) noexcept {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (u < 0x20U || u == 0x7FU) return false;
+    // U+0080-U+009F are 0xC2 0x80-0x9F in UTF-8.
+    if (u == 0xC2U && i + 1 < text.size()) {
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      if (next >= 0x80U && next <= 0x9FU) return false;
+    }
+  }
+  return true;
+}
 
 std::string clip(std::string_view text, std::size_t max) {
   // Escape at most what can be shown, so that a 1 GB value costs no more than a short one.
@@ -398,6 +431,10 @@ json parse_untrusted_json(std::string_view text, std::string_view name, int max_
     const auto where = p.byte == 0 ? std::string() : ":" + line_and_column(text, p.byte);
     throw usage_error(
         fmt::format("{}{}: {}{}", shown, where, p.path.empty() ? "" : p.path + ": ", p.what));
+  } catch (const std::bad_alloc&) {
+    // Free the partial document here, where it needs no memory to go: the caller names the file.
+    release_without_allocating(root);
+    throw;
   }
   return root;
 }

@@ -1,6 +1,7 @@
 #include "gpubench/results/result.hpp"
 
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/input/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -236,6 +237,11 @@ private:
   std::string path_;
 };
 
+/// Bounds on what a result file's measurements may hold (see measurement_from_json).
+constexpr double min_sample_s = 1e-12;
+constexpr double max_sample_s = 1e6;
+constexpr double max_work_count = 1e21;
+
 template <typename T>
 T integer_in(const reader& r, const char* key, T lo, T hi) {
   const double v = r.num(key);
@@ -255,12 +261,24 @@ measurement measurement_from_json(const json& j, const std::string& path) {
   const auto& samples = r.at("samples", json::value_t::array);
   m.samples.reserve(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    if (!samples[i].is_number() || !(samples[i].get<double>() >= 0))
-      reader::fail(fmt::format("{}[{}]", r.sub("samples"), i), "a non-negative number");
-    m.samples.push_back(samples[i].get<double>());
+    // A time in seconds: 0, or between a picosecond and about 11.6 days. Beyond that no clock
+    // gpubench reads could have measured it, and the statistics would overflow or divide by
+    // next to nothing (a 5e-324 s base made every change infinite).
+    const double x = samples[i].is_number() ? samples[i].get<double>() : -1;
+    if (!(x == 0 || (x >= min_sample_s && x <= max_sample_s)))
+      reader::fail(
+          fmt::format("{}[{}]", r.sub("samples"), i),
+          fmt::format("0 or a time in seconds from {:g} to {:g}", min_sample_s, max_sample_s));
+    m.samples.push_back(x);
   }
-  m.work.bytes = r.num("bytes");
-  m.work.items = r.num("items");
+  const auto count = [&](const char* key) {
+    const double v = r.num(key);
+    if (!(v >= 0 && v <= max_work_count))
+      reader::fail(r.sub(key), fmt::format("a count from 0 to {:g}", max_work_count));
+    return v;
+  };
+  m.work.bytes = count("bytes");
+  m.work.items = count("items");
   if (const auto* u = r.maybe("item_unit", json::value_t::string)) m.work.item_unit = *u;
   m.converged = r.flag("converged");
   if (const auto* c = r.maybe("cold", json::value_t::boolean)) m.cold = c->get<bool>();
@@ -394,7 +412,35 @@ json to_json(const run_report& rep) {
   return j;
 }
 
+namespace {
+
+/// Every key and string of a result file is printed somewhere (names, parameters, reasons,
+/// telemetry notes): each must be printable text of at most max_text_bytes. meta.argv, which
+/// holds a run's own arguments and is never printed, is exempt. Depth is bounded by the parser.
+void check_printable(const json& v, const std::string& path) {
+  const auto text_ok = [](const std::string& t) {
+    return t.size() <= max_text_bytes && printable_text(t);
+  };
+  const std::string expected =
+      fmt::format("printable text (no control characters) of at most {} bytes", max_text_bytes);
+  if (v.is_string()) {
+    if (!text_ok(v.get_ref<const std::string&>())) reader::fail(path, expected);
+  } else if (v.is_object()) {
+    for (const auto& [key, item] : v.items()) {
+      const std::string at = path.empty() ? clip(key, 40) : path + "." + clip(key, 40);
+      if (!text_ok(key)) reader::fail(at + " (the key)", expected);
+      if (at != "meta.argv") check_printable(item, at);
+    }
+  } else if (v.is_array()) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      check_printable(v[i], fmt::format("{}[{}]", path, i));
+  }
+}
+
+} // namespace
+
 run_report report_from_json(const json& j) {
+  check_printable(j, "");
   const reader top(j, "");
   const auto schema = top.str("schema");
   if (schema != schema_id)

@@ -39,6 +39,15 @@ nlohmann::json parse_untrusted_json(std::string_view text, std::string_view name
 /// usage_error naming the file rather than a bare std::bad_alloc.
 nlohmann::json load_untrusted_json(const std::string& path, std::string_view what);
 
+/// Longest string a run file or result file may hold where gpubench prints it (names,
+/// descriptions, reasons): far above any real one, far below a screenful of junk.
+inline constexpr std::size_t max_text_bytes = 4096;
+
+/// True when `text` holds no control character: none of U+0000-U+001F, U+007F and, encoded in
+/// UTF-8, U+0080-U+009F (a terminal reads U+009B as an escape). Text from a file printed as it
+/// is could clear the screen, retitle the terminal or forge a table row.
+bool printable_text(std::string_view text) noexcept;
+
 /// `text` on one line and at most `max` characters: control characters escaped, the middle of a
 /// long text replaced by "...", never cutting a UTF-8 sequence.
 std::string clip(std::string_view text, std::size_t max = max_quoted_chars);
