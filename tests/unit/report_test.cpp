@@ -153,6 +153,26 @@ TEST_CASE("CSV has one row per measurement with every parameter column", "[repor
   CHECK_THAT(header, Catch::StartsWith("benchmark,device,status,dtype,n,measurement"));
   CHECK_THAT(row1, Catch::StartsWith("vecadd,0,ok,f32,10000000,kernel,gpu"));
   CHECK_THAT(row2, Catch::StartsWith("vecadd,0,skipped,f64,1,"));
+  CHECK_THAT(header, Catch::EndsWith(",verified,run_incomplete,incomplete_reason"));
+  CHECK_THAT(row1, Catch::EndsWith(",true,false,"));
+  CHECK_THAT(row2, Catch::EndsWith(",false,"));
+}
+
+TEST_CASE("CSV of an interrupted run says so on every row", "[report]") {
+  auto rep = sample_report();
+  rep.meta.incomplete = true;
+  rep.meta.incomplete_reason = "interrupted by SIGINT, 1 of 3 points done";
+  const auto csv = render(rep, output_format::csv);
+  std::istringstream in(csv);
+  std::string header, row;
+  std::getline(in, header);
+  int rows = 0;
+  while (std::getline(in, row)) {
+    ++rows;
+    CHECK_THAT(row, Catch::EndsWith(",true,interrupted by SIGINT, 1 of 3 points done") ||
+                        Catch::EndsWith(",true,\"interrupted by SIGINT, 1 of 3 points done\""));
+  }
+  CHECK(rows == 2);
 }
 
 TEST_CASE("markdown is a table with a header separator", "[report]") {

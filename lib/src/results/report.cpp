@@ -267,23 +267,30 @@ void write_csv(std::ostream& os, const run_report& rep) {
   os << "benchmark,device,status";
   for (const auto& c : cols) os << ',' << csv_field(c);
   os << ",measurement,clock,cold,converged,samples,min_s,median_s,mean_s,max_s,stddev_s,"
-        "rel_stddev,bytes,items,item_unit,bytes_per_s,items_per_s,verified\n";
+        "rel_stddev,bytes,items,item_unit,bytes_per_s,items_per_s,verified,run_incomplete,"
+        "incomplete_reason\n";
+  // CSV has no place for a note: every row says whether its run was cut short (a signal, a
+  // sticky CUDA error), so an interrupted sweep never reads as a complete, shorter one.
+  const std::string run_state =
+      rep.meta.incomplete ? "true," + csv_field(rep.meta.incomplete_reason) : "false,";
   for (const auto& r : rep.results) {
     std::string prefix =
         fmt::format("{},{},{}", csv_field(r.benchmark), r.device, to_string(r.status));
     for (const auto& c : cols)
       prefix += "," + (r.params.contains(c) ? csv_value(r.params[c]) : std::string());
     const std::string verified = !r.verify.performed ? "" : r.verify.passed ? "true" : "false";
-    if (r.measurements.empty()) os << prefix << ",,,,,,,,,,,,,,,,," << verified << '\n';
+    if (r.measurements.empty())
+      os << prefix << ",,,,,,,,,,,,,,,,," << verified << ',' << run_state << '\n';
     for (const auto& m : r.measurements) {
       const auto& s = m.stats;
       os << prefix
          << fmt::format(",{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.17g},{:.17g},"
-                        "{},{},{},{}\n",
+                        "{},{},{},{},{}\n",
                         csv_field(m.name), m.clock == clock_kind::gpu ? "gpu" : "host", m.cold,
                         m.converged, s.count, s.min, s.median, s.mean, s.max, s.stddev,
                         s.rel_stddev, m.work.bytes, m.work.items, csv_field(m.work.item_unit),
-                        rate_field(m, "bytes_per_s"), rate_field(m, "items_per_s"), verified);
+                        rate_field(m, "bytes_per_s"), rate_field(m, "items_per_s"), verified,
+                        run_state);
     }
   }
 }
