@@ -173,7 +173,8 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   const raw_text& raw = *raw_of().at(&opts);
   const auto format = parse_output_format(raw.format);
   if (!format)
-    throw usage_error(fmt::format("--format: '{}' is not one of table, json, csv, md", raw.format));
+    throw usage_error(
+        fmt::format("--format: '{}' is not one of table, json, csv, md", clip(raw.format)));
   opts.format = *format;
   opts.file_format = output_file_format(
       raw.output_format, raw.format_option->count() > 0 ? format : std::nullopt, opts.output_path);
@@ -208,7 +209,7 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
     int d = -1;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
     if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
-      throw usage_error(fmt::format("--device: '{}' is not a device index or 'all'", item));
+      throw usage_error(fmt::format("--device: '{}' is not a device index or 'all'", clip(item)));
     opts.devices.push_back(d);
     if (comma == std::string::npos) break;
     pos = comma + 1;
@@ -233,7 +234,7 @@ output_format output_file_format(const std::string& output_format_text,
   const auto f = parse_output_format(output_format_text);
   if (!f)
     throw usage_error(fmt::format("--output-format: '{}' is not one of table, json, csv, md",
-                                  output_format_text.substr(0, 80)));
+                                  clip(output_format_text)));
   return *f;
 }
 
@@ -252,8 +253,8 @@ void add_output_options(CLI::App& cmd, output_choice& choice, const char* format
 output_formats resolve_output_options(const output_choice& choice, const char* formats_listed) {
   const auto format = parse_output_format(choice.format);
   if (!format)
-    throw usage_error(
-        fmt::format("--format: '{}' is not a format; expected {}", choice.format, formats_listed));
+    throw usage_error(fmt::format("--format: '{}' is not a format; expected {}",
+                                  clip(choice.format), formats_listed));
   const output_format file = output_file_format(
       choice.output_format, choice.format_option->count() > 0 ? format : std::nullopt,
       choice.output_path);
@@ -289,7 +290,7 @@ void install_suggestions(CLI::App& app) {
     // The words nobody took: an ExtrasError names them; a missing subcommand leaves them over.
     const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
     const auto words = extras ? unexpected_words(e) : top->remaining();
-    if (words.empty()) return msg;
+    if (words.empty()) return printable_message(msg);
     const auto chosen = top->get_subcommands();
     const CLI::App& scope = chosen.empty() ? *top : *chosen.front();
     std::vector<std::string> subcommands;
@@ -308,7 +309,8 @@ void install_suggestions(CLI::App& app) {
                                                         : std::vector<std::string>{});
       if (match) hints += fmt::format("'{}': did you mean '{}'?\n", w, *match);
     }
-    return hints.empty() ? msg : hints + msg;
+    // The words are the user's, echoed: clipped and escaped like every other message.
+    return printable_message(hints.empty() ? msg : hints + msg);
   });
 }
 

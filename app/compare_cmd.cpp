@@ -5,6 +5,7 @@
 #include "gpubench/scale/multi_gpu_report.hpp"
 
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"
 
@@ -34,7 +35,35 @@ struct compare_args {
   std::string clock;
   output_choice output;
   std::string junit_path;
+  CLI::Option* junit_option = nullptr;
 };
+
+/// "1st", "2nd", "3rd", "11th": the position of a file on its side, for messages.
+std::string ordinal(std::size_t n) {
+  const std::size_t tens = n % 100;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th"
+                       : n % 10 == 1              ? "st"
+                       : n % 10 == 2              ? "nd"
+                       : n % 10 == 3              ? "rd"
+                                                  : "th";
+  return fmt::format("{}{}", n, suffix);
+}
+
+/// Refuses a file given twice on one side: each file is one independent run, so a repeat would
+/// count the same samples again and narrow the interval with no new data (the gate could flip).
+void refuse_repeated_files(const std::vector<std::string>& paths, const char* side) {
+  const auto dup = first_duplicate(paths);
+  if (!dup) return;
+  const auto& [i, j] = *dup;
+  const std::string which = paths[i] == paths[j]
+                                ? fmt::format("'{}' is given twice", clip(paths[i], 200))
+                                : fmt::format("'{}' and '{}' are the same file",
+                                              clip(paths[i], 200), clip(paths[j], 200));
+  throw usage_error(fmt::format("{}: {} (its {} and {} files); each file is one run, and a "
+                                "repeated file would count the same samples as another run. "
+                                "Give each run once",
+                                side, which, ordinal(i + 1), ordinal(j + 1)));
+}
 
 const char* const compare_help = R"(
 Each measurement present on both sides is judged by the interval of its shift: the Hodges-Lehmann
@@ -98,7 +127,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
                   "Judge only measurements on this clock: gpu or host (default: both)");
   add_output_options(*cmd, args->output, "Output: table (default), md, json or csv",
                      "the comparison");
-  cmd->add_option("--junit", args->junit_path, "Also write the comparison as JUnit XML to FILE");
+  args->junit_option = cmd->add_option("--junit", args->junit_path,
+                                       "Also write the comparison as JUnit XML to FILE");
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
   cmd->callback([args, &state] {
@@ -134,9 +164,29 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     opts.allow_device_mismatch = args->allow_device_mismatch;
     opts.force = args->force;
     if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")
-      throw usage_error(fmt::format("--clock: '{}' is not gpu or host", args->clock));
+      throw usage_error(fmt::format("--clock: '{}' is not gpu or host", clip(args->clock)));
     opts.clock = args->clock;
-    if (!args->junit_path.empty()) check_output_path(args->junit_path);
+    // --junit "" (an unset variable) is refused as --output "" is; "-" is not stdout here.
+    if (args->junit_option->count() > 0) {
+      if (args->junit_path == "-")
+        throw usage_error("--junit: '-' is not a file; the JUnit report goes to a file (stdout "
+                          "has the comparison)");
+      check_output_path(args->junit_path, "--junit");
+    }
+    // Nothing is read yet: refuse a repeated run, and an output that would replace an input.
+    if (base_paths.size() > 1) refuse_repeated_files(base_paths, "--base");
+    if (new_paths.size() > 1) refuse_repeated_files(new_paths, "--new");
+    std::vector<named_input> inputs;
+    for (const auto& p : base_paths) inputs.push_back({"BASE result file", p});
+    for (const auto& p : new_paths) inputs.push_back({"NEW result file", p});
+    check_output_is_not_an_input(args->output.output_path, "--output", inputs);
+    check_output_is_not_an_input(args->junit_path, "--junit", inputs);
+    if (!args->junit_path.empty() && !args->output.output_path.empty() &&
+        args->output.output_path != "-" && same_file(args->junit_path, args->output.output_path))
+      throw usage_error(fmt::format("--junit {}: is the same file as --output {}; give them "
+                                    "different files",
+                                    clip(args->junit_path, 200),
+                                    clip(args->output.output_path, 200)));
 
     std::vector<result_file> base;
     std::vector<result_file> candidate;
@@ -153,7 +203,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     if (!args->junit_path.empty()) {
       std::ostringstream xml;
       write_junit(xml, c);
-      write_file_atomically(args->junit_path, xml.str());
+      write_file_atomically(args->junit_path, xml.str(), "--junit");
     }
     const auto render = [&c](output_format f) {
       std::ostringstream text;

@@ -8,6 +8,7 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/kernel_timestamps.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/input/untrusted_file.hpp"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -313,7 +314,7 @@ void add_doctor_command(CLI::App& app, cli_state& state) {
   sub->add_option("--format", format, "stdout format: table or json")->capture_default_str();
   sub->callback([&state] {
     if (format != "table" && format != "json")
-      throw usage_error(fmt::format("--format: '{}' is not one of table, json", format));
+      throw usage_error(fmt::format("--format: '{}' is not one of table, json", clip(format)));
     const findings f = examine();
     if (format == "json")
       std::cout << to_json(f).dump(2) << "\n";

@@ -39,9 +39,19 @@ void install_signal_handlers() {
   // A closed stdout pipe must be an error gpubench reports (EPIPE, exit 2), not a silent death
   // before --output is written.
   std::signal(SIGPIPE, SIG_IGN);
+  // The same for a file-size limit (ulimit -f): the write fails with EFBIG and goes through the
+  // write-error path (a message, exit 2, no temporary file left) instead of killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
-int run_main(int argc, char** argv) {
+/// Every error message goes to stderr through printable_message: one line (per line of the
+/// message), control characters escaped, echoed arguments clipped.
+void print_error(const char* prefix, const char* what, const char* suffix = "") {
+  std::fprintf(stderr, "Error: %s%s%s\n", prefix, gpubench::printable_message(what).c_str(),
+               suffix);
+}
+
+int dispatch(int argc, char** argv) {
   using namespace gpubench;
   app::cli_state state{std::vector<std::string>(argv, argv + argc), 0};
   CLI::App cli{"gpubench: GPU vs CPU benchmarks, measured, verified and reported", "gpubench"};
@@ -64,24 +74,40 @@ int run_main(int argc, char** argv) {
     const int code = cli.exit(e);
     return code == 0 ? exit_code::success : exit_code::usage;
   } catch (const usage_error& e) {
-    std::fprintf(stderr, "Error: %s\n", e.what());
+    print_error("", e.what());
     return exit_code::usage;
   } catch (const cuda::no_device_error& e) {
-    std::fprintf(stderr, "Error: %s.%s\n", e.what(),
-                 state.cpu_only_applies ? " Use --cpu-only to run the CPU reference alone." : "");
+    print_error("", e.what(),
+                state.cpu_only_applies ? ". Use --cpu-only to run the CPU reference alone." : ".");
     return exit_code::no_device;
   } catch (const cuda::cuda_error& e) {
-    std::fprintf(stderr, "Error: CUDA: %s\n", e.what());
+    print_error("CUDA: ", e.what());
     return exit_code::cuda;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "Error: %s\n", e.what());
+    print_error("", e.what());
     return exit_code::usage;
   }
+}
+
+/// Runs the command, then checks that all it wrote to stdout through std::cout arrived (--help,
+/// --version, completions, dry-run listings): a failure is "cannot write to stdout", and exit 2
+/// unless the command had already failed with its own code.
+int run_main(int argc, char** argv) {
+  using namespace gpubench;
+  const int code = dispatch(argc, argv);
+  try {
+    flush_stdout();
+  } catch (const usage_error& e) {
+    print_error("", e.what());
+    return code == exit_code::success ? exit_code::usage : code;
+  }
+  return code;
 }
 } // namespace
 
 int main(int argc, char** argv) {
   try {
+    const gpubench::checked_stdout checked; // std::cout's writes are checked from here on
     return run_main(argc, argv);
   } catch (...) { // only what run_main's own handlers cannot catch: its set-up, or a handler
     std::fputs("Error: gpubench could not start (out of memory?)\n", stderr);

@@ -3,6 +3,7 @@
 
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"
 
@@ -39,6 +40,22 @@ void add_report_command(CLI::App& app, cli_state& state) {
 
   cmd->callback([args, &state] {
     const output_formats formats = resolve_output_options(args->output, "table, json, csv or md");
+    // Nothing is read yet: a file given twice would list every result twice, and an --output
+    // that is an input would replace it.
+    if (const auto dup = first_duplicate(args->paths)) {
+      const auto& [i, j] = *dup;
+      throw usage_error(
+          args->paths[i] == args->paths[j]
+              ? fmt::format("report: '{}' is given twice; every result would be listed twice. "
+                            "Give each file once",
+                            clip(args->paths[i], 200))
+              : fmt::format("report: '{}' and '{}' are the same file; every result would be "
+                            "listed twice. Give each file once",
+                            clip(args->paths[i], 200), clip(args->paths[j], 200)));
+    }
+    std::vector<named_input> inputs;
+    for (const auto& p : args->paths) inputs.push_back({"result file", p});
+    check_output_is_not_an_input(args->output.output_path, "--output", inputs);
     std::vector<run_report> reports;
     for (const auto& p : args->paths) reports.push_back(load_report(p));
     const run_report merged = merge_reports(reports);

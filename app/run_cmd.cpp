@@ -46,6 +46,8 @@ void add_run_command(CLI::App& app, cli_state& state) {
 
   cmd->callback([cmd, args, &state] {
     state.cpu_only_applies = true; // run files accept --cpu-only (CPU references alone)
+    // Before the file is read: `run plan.json --output plan.json` would replace the plan.
+    check_output_is_not_an_input(args->opts.output_path, "--output", {{"run file", args->path}});
     // A signal during this read (a FIFO, /dev/stdin) ends the process at once: nothing measured.
     const run_file file = load_run_file(args->path, all_benchmarks());
     if (!args->dry_run) defer_interrupts();
