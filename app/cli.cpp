@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace gpubench::app {
@@ -48,8 +49,21 @@ double parse_percent(const std::string& text, const char* option) {
 
 // Hostile input (issue 18): numeric options are read by the rules run files follow, not by
 // CLI11's strtoll/strtold (which take "0x10" and "010" as 16 and 8).
-const CLI::Validator integer_text([](std::string& t) { return normalize_integer_text(t, true); },
-                                  "");
+// Every option checked by integer_text is an int: a value past its range is said to be so here,
+// before CLI11's own conversion fails with a bare "Could not convert".
+const CLI::Validator integer_text(
+    [](std::string& t) {
+      const std::string shown = clip(t);
+      auto why = normalize_integer_text(t, true);
+      if (why.empty()) {
+        const long long v = std::stoll(t); // normalized: decimal digits that fit 64 bits
+        if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+          why = fmt::format("'{}' is out of range (at most {}; --help gives the option's range)",
+                            shown, std::numeric_limits<int>::max());
+      }
+      return why;
+    },
+    "");
 const CLI::Validator seed_text(
     [](std::string& t) {
       return normalize_integer_text(t, false, "a seed (an integer from 0 to 2^64-1)");
@@ -58,6 +72,15 @@ const CLI::Validator seed_text(
 const CLI::Validator number_text([](std::string& t) { return normalize_number_text(t); }, "");
 
 } // namespace
+
+// An option given with an empty value ("--output-format ''", often an unset shell variable) is
+// refused, not read as if it were not given.
+const CLI::Validator non_empty_text(
+    [](const std::string& t) {
+      return t.empty() ? std::string("an empty value; give one, or leave the option out")
+                       : std::string();
+    },
+    "");
 
 namespace {
 // Raw text of options that need more than CLI11's conversion; one set per subcommand.
@@ -101,7 +124,8 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
   cmd.add_option("--output-format", raw.output_format,
                  "format of the --output file (default: from FILE's extension, else --format if "
                  "given, else json)")
-      ->type_name("{json|table|csv|md}");
+      ->type_name("{json|table|csv|md}")
+      ->check(non_empty_text);
   if (offered.measurement) {
     typed("--warmup", opts.measure.warmup, "discarded samples before sampling (0 to 1000000)",
           "INT")
@@ -193,6 +217,21 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
                                   opts.sync_timeout));
   if (opts.concurrent && opts.cpu_only)
     throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
+  if (opts.cpu_only && opts.verbosity > 0) {
+    // Options that only change how GPU samples are taken: said once, not silently dropped.
+    std::string unused;
+    const auto note = [&unused](bool given, const char* name) {
+      if (given) unused += (unused.empty() ? "" : ", ") + std::string(name);
+    };
+    note(opts.measure.warm, "--warm");
+    note(opts.measure.timestamps, "--timestamps");
+    note(opts.measure.batch_time > 0, "--batch-time");
+    if (!unused.empty())
+      std::fprintf(stderr,
+                   "gpubench: note: %s only change how GPU samples are taken; with "
+                   "--cpu-only they have no effect\n",
+                   unused.c_str());
+  }
 
   opts.devices.clear();
   if (device_spec == "all") {
@@ -209,7 +248,8 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
     int d = -1;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
     if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
-      throw usage_error(fmt::format("--device: '{}' is not a device index or 'all'", clip(item)));
+      throw usage_error(
+          fmt::format("--device: '{}' is not a device index (0 to 1023) or 'all'", clip(item)));
     opts.devices.push_back(d);
     if (comma == std::string::npos) break;
     pos = comma + 1;
@@ -247,7 +287,8 @@ void add_output_options(CLI::App& cmd, output_choice& choice, const char* format
                   ".md .txt, else --format, else JSON; - for stdout)",
                   what));
   cmd.add_option("--output-format", choice.output_format,
-                 "Format of the --output file: json, table, csv, md");
+                 "Format of the --output file: json, table, csv, md")
+      ->check(non_empty_text);
 }
 
 output_formats resolve_output_options(const output_choice& choice, const char* formats_listed) {
@@ -307,7 +348,13 @@ void install_suggestions(CLI::App& app) {
                                        option           ? option_names(scope)
                                        : chosen.empty() ? subcommands
                                                         : std::vector<std::string>{});
-      if (match) hints += fmt::format("'{}': did you mean '{}'?\n", w, *match);
+      if (match) {
+        hints += fmt::format("'{}': did you mean '{}'?\n", w, *match);
+      } else if (!option && chosen.empty()) {
+        std::string list;
+        for (const auto& name : subcommands) list += (list.empty() ? "" : ", ") + name;
+        hints += fmt::format("'{}' is not a gpubench command; the commands are {}\n", w, list);
+      }
     }
     // The words are the user's, echoed: clipped and escaped like every other message.
     return printable_message(hints.empty() ? msg : hints + msg);

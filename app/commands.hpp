@@ -78,5 +78,7 @@ void install_suggestions(CLI::App& app);
 
 /// The exit-code table shown at the end of every --help.
 extern const char* const exit_codes_help;
+/// Refuses an option given an empty value (an unset shell variable), as --output "" is refused.
+extern const CLI::Validator non_empty_text;
 
 } // namespace gpubench::app

@@ -124,7 +124,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       "Compare despite different GPUs, drivers or telemetry flags (noted as warnings), or "
       "multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
   cmd->add_option("--clock", args->clock,
-                  "Judge only measurements on this clock: gpu or host (default: both)");
+                  "Judge only measurements on this clock: gpu or host (default: both)")
+      ->check(non_empty_text);
   add_output_options(*cmd, args->output, "Output: table (default), md, json or csv",
                      "the comparison");
   args->junit_option = cmd->add_option("--junit", args->junit_path,
@@ -177,6 +178,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     if (base_paths.size() > 1) refuse_repeated_files(base_paths, "--base");
     if (new_paths.size() > 1) refuse_repeated_files(new_paths, "--new");
     std::vector<named_input> inputs;
+    inputs.reserve(base_paths.size() + new_paths.size());
     for (const auto& p : base_paths) inputs.push_back({"BASE result file", p});
     for (const auto& p : new_paths) inputs.push_back({"NEW result file", p});
     check_output_is_not_an_input(args->output.output_path, "--output", inputs);

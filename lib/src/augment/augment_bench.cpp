@@ -92,11 +92,16 @@ void check_augment_plan(const std::vector<json>& /*points*/, const json& all,
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path p(samples);
-    if (fs::exists(p, ec) ? !fs::is_directory(p, ec)
-                          : !fs::is_directory(p.has_parent_path() ? p.parent_path() : ".", ec))
+    if (fs::exists(p, ec)) {
+      if (!fs::is_directory(p, ec))
+        throw usage_error(fmt::format("--save-samples: '{}' exists and is not a directory; "
+                                      "name a folder (it is created if its parent exists)",
+                                      clip(samples, 200)));
+    } else if (!fs::is_directory(p.has_parent_path() ? p.parent_path() : ".", ec)) {
       throw usage_error(fmt::format("--save-samples: '{}' is not a directory, nor can it be "
                                     "created (its parent does not exist)",
-                                    samples));
+                                    clip(samples, 200)));
+    }
     // Create it and write a file there now, as --output is checked: a folder that cannot take the
     // pictures must not be found only after the measurement.
     check_samples_folder(samples);

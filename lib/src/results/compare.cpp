@@ -248,10 +248,13 @@ double parse_percentage(std::string_view text, std::string_view option) {
   } catch (const usage_error&) {
     pct = -1;
   }
-  if (s.empty() || !std::isfinite(pct) || pct < 0 || pct >= 1000) {
+  if (s.empty() || !std::isfinite(pct) || pct < 0) {
     throw usage_error(
         fmt::format("{}: '{}' is not a percentage; expected e.g. 5% or 2.5", option, clip(text)));
   }
+  if (pct >= 1000)
+    throw usage_error(fmt::format("{}: '{}' is out of range; a percentage from 0 to below 1000%",
+                                  option, clip(text)));
   return pct / 100.0;
 }
 
