@@ -71,9 +71,7 @@ std::string text_of(const json& v, std::string_view path) {
 /// A string gpubench prints (a name, a description): printable and of bounded length.
 std::string printable_of(const json& v, std::string_view path) {
   std::string t = text_of(v, path);
-  if (t.size() > max_text_bytes || !printable_text(t))
-    fail(path, v,
-         fmt::format("printable text (no control characters) of at most {} bytes", max_text_bytes));
+  if (!printable_field(t)) fail(path, v, printable_field_rule());
   return t;
 }
 

@@ -318,6 +318,14 @@ bool printable_text(std::string_view text) noexcept {
   return true;
 }
 
+bool printable_field(std::string_view text) noexcept {
+  return text.size() <= max_text_bytes && printable_text(text);
+}
+
+std::string printable_field_rule() {
+  return fmt::format("printable text (no control characters) of at most {} bytes", max_text_bytes);
+}
+
 std::string clip(std::string_view text, std::size_t max) {
   // Escape at most what can be shown, so that a 1 GB value costs no more than a short one.
   if (max < 8) max = 8;

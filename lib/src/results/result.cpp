@@ -418,22 +418,24 @@ namespace {
 /// telemetry notes): each must be printable text of at most max_text_bytes. meta.argv, which
 /// holds a run's own arguments and is never printed, is exempt. Depth is bounded by the parser.
 void check_printable(const json& v, const std::string& path) {
-  const auto text_ok = [](const std::string& t) {
-    return t.size() <= max_text_bytes && printable_text(t);
-  };
-  const std::string expected =
-      fmt::format("printable text (no control characters) of at most {} bytes", max_text_bytes);
   if (v.is_string()) {
-    if (!text_ok(v.get_ref<const std::string&>())) reader::fail(path, expected);
-  } else if (v.is_object()) {
+    if (!printable_field(v.get_ref<const std::string&>()))
+      reader::fail(path, printable_field_rule());
+    return;
+  }
+  // Paths are built only for what can hold text: a sample array of numbers costs no formatting.
+  const auto holds_text = [](const json& x) { return x.is_string() || x.is_structured(); };
+  if (v.is_object()) {
     for (const auto& [key, item] : v.items()) {
-      const std::string at = path.empty() ? clip(key, 40) : path + "." + clip(key, 40);
-      if (!text_ok(key)) reader::fail(at + " (the key)", expected);
-      if (at != "meta.argv") check_printable(item, at);
+      const auto at = [&] { return path.empty() ? clip(key, 40) : path + "." + clip(key, 40); };
+      if (!printable_field(key)) reader::fail(at() + " (the key)", printable_field_rule());
+      if (!holds_text(item)) continue;
+      const std::string here = at();
+      if (here != "meta.argv") check_printable(item, here);
     }
   } else if (v.is_array()) {
     for (std::size_t i = 0; i < v.size(); ++i)
-      check_printable(v[i], fmt::format("{}[{}]", path, i));
+      if (holds_text(v[i])) check_printable(v[i], fmt::format("{}[{}]", path, i));
   }
 }
 

@@ -48,6 +48,11 @@ inline constexpr std::size_t max_text_bytes = 4096;
 /// is could clear the screen, retitle the terminal or forge a table row.
 bool printable_text(std::string_view text) noexcept;
 
+/// A string from a file that gpubench prints (a name, a reason): printable_text, and at most
+/// max_text_bytes long. printable_field_rule() says so for messages ("... must be RULE").
+bool printable_field(std::string_view text) noexcept;
+std::string printable_field_rule();
+
 /// `text` on one line and at most `max` characters: control characters escaped, the middle of a
 /// long text replaced by "...", never cutting a UTF-8 sequence.
 std::string clip(std::string_view text, std::size_t max = max_quoted_chars);
