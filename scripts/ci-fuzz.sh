@@ -41,7 +41,7 @@ declare -A pids
 for t in $targets; do
   work=$build/corpus-$t
   rm -rf "$work" && mkdir -p "$work" && cp "$root/tests/fuzz/corpus/$t"/* "$work"/
-  "$build/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+  "$build/${t}_fuzz" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=8192 \
     -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "$work" >"$build/$t.log" 2>&1 &
   pids[$t]=$!
 done
