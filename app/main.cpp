@@ -4,6 +4,7 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/results/output.hpp"
+#include "gpubench/results/report.hpp"
 #include "gpubench/scale/mpi_run.hpp"
 
 #include <csignal>
@@ -58,7 +59,7 @@ int dispatch(int argc, char** argv) {
   try {
     cli.set_version_flag("--version", app::version_text());
     cli.require_subcommand(1);
-    cli.footer(app::exit_codes_help);
+    cli.footer(std::string(table_legend_help) + app::exit_codes_help);
     app::install_suggestions(cli);
     app::add_benchmark_commands(cli, state);
     app::add_devices_command(cli, state);

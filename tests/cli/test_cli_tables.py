@@ -156,9 +156,13 @@ class TableOutput(unittest.TestCase):
     def test_ends_with_a_legend(self):
         proc = gpubench("vecadd", "--cpu-only", "--n", "1K", *QUICK)
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        last = proc.stdout.rstrip("\n").splitlines()[-1]
-        self.assertTrue(last.startswith("Legend:"), last)
-        self.assertIn("conv", last)
+        lines = proc.stdout.rstrip("\n").splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("Legend:"))
+        legend = " ".join(line.strip() for line in lines[start:])
+        self.assertTrue(all(len(line) <= 120 for line in lines[start:]), lines[start:])
+        self.assertIn("host = the host's steady clock", legend)  # the CPU reference's clock
+        self.assertNotIn("gpu = CUDA events", legend)  # no GPU row in a --cpu-only table
+        self.assertIn("rel.sd = relative standard deviation", legend)
 
     def test_verbose_says_how_each_point_ended(self):
         proc = gpubench("vecadd", "--cpu-only", "--n", "1K,2K", "-v", *QUICK)

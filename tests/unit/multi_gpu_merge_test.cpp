@@ -1,6 +1,7 @@
 // Aggregates of a multi-GPU run (docs/multi-gpu.md): sums, spreads, straggler ratio, start skew,
 // per-node sums, shared GPUs, and the merged report's round trip through JSON.
 #include "gpubench/scale/multi_gpu_merge.hpp"
+#include "gpubench/scale/multi_gpu_report.hpp"
 
 #include "common.hpp"
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <random>
+#include <sstream>
 
 using namespace gpubench;
 
@@ -155,4 +157,32 @@ TEST_CASE("multi-GPU merge: ranks on one GPU are flagged, a lost rank makes the 
   CHECK_THAT(rep.meta.incomplete_reason,
              Catch::Matchers::Contains("rank 3 (lost): did not reach point 2"));
   CHECK(rep.aggregate["points"][0]["ranks"] == 3); // the lost rank has no result
+}
+
+TEST_CASE("multi-GPU table: each point's parameters once, as a header, every line in 120 columns",
+          "[multi_gpu]") {
+  std::vector<rank_run> runs;
+  for (int rank = 0; rank < 4; ++rank) {
+    auto run = rank_with(rank, "node", {1e-3 * (1 + rank), 2e-3});
+    for (auto& r : run.report.results) {
+      // A long parameter list, as augment's 14 parameters make.
+      r.benchmark = "augment";
+      for (const char* k : {"crop", "resize", "degrees", "blur", "interp", "out-dtype", "impl"})
+        r.params[k] = "a-rather-long-value";
+      r.measurements.push_back(test::finalized("end_to_end_overlapped", {3e-3, 3.1e-3}));
+    }
+    runs.push_back(std::move(run));
+  }
+  const auto rep = merge_rank_runs(std::move(runs), "concurrent");
+  std::ostringstream os;
+  write_multi_gpu_summary(os, rep, output_format::table);
+  const std::string text = os.str();
+  std::istringstream lines(text);
+  int parameter_lines = 0;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK(line.size() <= 120);
+    if (line.find("crop=") != std::string::npos) ++parameter_lines;
+  }
+  CHECK(parameter_lines == 2); // two points, each with two measurements
+  CHECK(text.find("end_to_end_overlapped") != std::string::npos);
 }

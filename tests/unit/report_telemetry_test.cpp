@@ -62,7 +62,34 @@ TEST_CASE("table: the stop column says why sampling ended, with a legend", "[rep
   const auto text = table(report_with({stable, capped}));
   CHECK(text.find(" stable ") != std::string::npos);
   CHECK(text.find(" max-n ") != std::string::npos);
-  CHECK(text.find("stop: noise = rel.sd <= --max-noise") != std::string::npos);
+  // The legend explains the stop reasons that occur, and only those.
+  CHECK(text.find("stable = stopped with the mean's 95% interval") != std::string::npos);
+  CHECK(text.find("max-n = a limit ended sampling") != std::string::npos);
+  CHECK(text.find("noise = ") == std::string::npos);
+  CHECK(text.find("^ = ") == std::string::npos);
+  CHECK(text.find("* = ") == std::string::npos);
+  CHECK(text.find("gpu = CUDA events") != std::string::npos);
+  CHECK(text.find("host = the host's steady clock") != std::string::npos);
+  CHECK(text.find("ts = ") == std::string::npos);
+}
+
+TEST_CASE("table: the legend fits 120 columns, on lines of its own", "[report]") {
+  auto paced = test::finalized("serial", {1.5e-4, 1.6e-4});
+  paced.host_bound = true;
+  paced.telemetry = flagged_telemetry();
+  paced.stopped = stop_reason::timeout;
+  auto noisy = test::finalized("cpu_reference", {1e-3, 2e-3});
+  noisy.clock = clock_kind::host;
+  noisy.stopped = stop_reason::noise;
+  const auto text = table(report_with({paced, noisy}));
+  const auto at = text.find("Legend: ");
+  REQUIRE(at != std::string::npos);
+  std::istringstream legend(text.substr(at));
+  int lines = 0;
+  for (std::string line; std::getline(legend, line); ++lines) CHECK(line.size() <= 120);
+  CHECK(lines >= 2);
+  CHECK(text.find("* = telemetry flagged") != std::string::npos);
+  CHECK(text.find("noise = stopped at rel.sd <= --max-noise") != std::string::npos);
 }
 
 TEST_CASE("table: flagged telemetry marks the row and prints why", "[report]") {
@@ -89,7 +116,7 @@ TEST_CASE("table: a host-bound row is marked '^', with the legend saying what th
   CHECK(text.find("serial ^") != std::string::npos);
   CHECK(text.find("graph ^") == std::string::npos);
   CHECK(text.find("streams *^") != std::string::npos);
-  CHECK(text.find("^ = host-bound (timed with its launches") != std::string::npos);
+  CHECK(text.find("^ = host-bound: the host's launches paced the GPU") != std::string::npos);
 }
 
 TEST_CASE("table: unavailable telemetry and unsupported energy say why", "[report]") {

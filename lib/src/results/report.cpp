@@ -210,7 +210,75 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   os << '\n';
 }
 
+/// The legend under a table explains what that table shows and nothing else: the clocks its
+/// rows use, the stop reasons that occur, the marks that were set, the peak column where filled.
+/// The whole legend is in `gpubench --help` (table_legend_help) and docs/usage.md.
+std::vector<std::string> legend_items(const run_report& rep) {
+  std::set<std::string> clocks;
+  std::set<std::string> stops;
+  bool flagged = false;
+  bool host_bound = false;
+  bool not_run = false;
+  bool peak = false;
+  bool any = false;
+  for (const auto& r : rep.results) {
+    if (r.status == result_status::skipped || r.status == result_status::error) not_run = true;
+    for (const auto& m : r.measurements) {
+      any = true;
+      const std::string source = m.timing == gpu_timing::timestamps ? "ts" : "gpu";
+      clocks.insert(m.clock == clock_kind::gpu ? (m.cold ? source : source + "/w") : "host");
+      stops.insert(stop_text(m));
+      flagged = flagged || telemetry_flagged(m.telemetry);
+      host_bound = host_bound || m.host_bound;
+      peak = peak || !peak_text(m).empty();
+    }
+  }
+  std::vector<std::string> items;
+  if (!any && !not_run) return items;
+  const auto has = [](const std::set<std::string>& s, const char* k) { return s.count(k) > 0; };
+  if (has(clocks, "gpu")) items.emplace_back("gpu = CUDA events, L2 flushed before each sample");
+  if (has(clocks, "gpu/w")) items.emplace_back("gpu/w = CUDA events, L2 not flushed (--warm)");
+  if (has(clocks, "ts")) items.emplace_back("ts = the GPU's kernel timestamps");
+  if (has(clocks, "ts/w")) items.emplace_back("ts/w = the GPU's kernel timestamps, L2 not flushed");
+  if (has(clocks, "host")) items.emplace_back("host = the host's steady clock");
+  if (any) items.emplace_back("rel.sd = relative standard deviation; n = samples");
+  if (peak) items.emplace_back("of peak (D2D) = % of the theoretical (measured copy) bandwidth");
+  if (has(stops, "noise")) items.emplace_back("noise = stopped at rel.sd <= --max-noise");
+  if (has(stops, "stable"))
+    items.emplace_back("stable = stopped with the mean's 95% interval within max-noise/4");
+  std::vector<std::string> limits;
+  for (const char* k : {"max-n", "timeout", "intr"})
+    if (has(stops, k)) limits.emplace_back(k);
+  if (!limits.empty())
+    items.push_back(fmt::format("{} = a limit ended sampling (not converged)",
+                                fmt::join(limits, ", ")));
+  if (has(stops, "no")) items.emplace_back("stop no = not converged (an older file)");
+  if (flagged) items.emplace_back("* = telemetry flagged (thermal, hw slowdown, another process)");
+  if (host_bound) items.emplace_back("^ = host-bound: the host's launches paced the GPU");
+  if (not_run) items.emplace_back("skipped/error = did not run, reason given");
+  return items;
+}
+
+void write_legend(std::ostream& os, const run_report& rep) {
+  const auto items = legend_items(rep);
+  if (items.empty()) return;
+  const auto lines =
+      wrap_words(fmt::format("Legend: {}", fmt::join(items, "; ")), table_width);
+  for (std::size_t i = 0; i < lines.size(); ++i) os << (i == 0 ? "" : "  ") << lines[i] << '\n';
+}
+
 } // namespace
+
+const char* const table_legend_help =
+    "Table columns: clock gpu = CUDA events with L2 flushed before each sample (gpu/w: --warm,\n"
+    "  not flushed), ts = the GPU's own kernel timestamps (--timestamps), host = the host's steady\n"
+    "  clock; rel.sd = relative standard deviation; n = samples; of peak (D2D) = % of the\n"
+    "  theoretical peak bandwidth (of the measured device-to-device copy); stop: noise = rel.sd\n"
+    "  <= --max-noise, stable = the trimmed mean's 95% interval within +-max-noise/4, max-n,\n"
+    "  timeout, intr = a limit ended sampling (not converged). Marks: * = telemetry flagged\n"
+    "  (thermal, hw slowdown or another process on the GPU); ^ = host-bound (timed with its\n"
+    "  launches, and the host's enqueue paced the GPU: the figure moves with host speed).\n"
+    "  A skipped or error point states its reason. Each table's legend names only what it shows.\n";
 
 void write_table(std::ostream& os, const run_report& rep, const summary_writers& summaries) {
   if (rep.meta.incomplete) os << fmt::format("INCOMPLETE RUN: {}\n\n", rep.meta.incomplete_reason);
@@ -223,19 +291,7 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
     if (const auto it = summaries.find(name);
         it != summaries.end() && it->second && !results.empty())
       it->second(os, results);
-  // One line that says what the columns mean and why a row stopped where it did.
-  // One line (issue 13: a one-line legend), unlike the tables above it, which fit 120 columns.
-  if (!rep.results.empty())
-    os << "Legend: clock gpu = CUDA events (after an L2 flush; gpu/w = --warm), ts = the GPU's own "
-          "kernel timestamps (--timestamps), host = steady clock; rel.sd = relative standard "
-          "deviation; n = samples; of peak (D2D) = % of the "
-          "theoretical peak (of the measured device-to-device copy); stop: noise = rel.sd <= "
-          "--max-noise, "
-          "stable = 95% interval of the trimmed mean within +-max-noise/4, max-n, timeout, intr = "
-          "a limit ended sampling (not converged); * = telemetry flagged (thermal, hw slowdown or "
-          "another process on the GPU); ^ = host-bound (timed with its launches, and the host's "
-          "enqueue paced the GPU: the figure moves with host speed); skipped/error = did not run, "
-          "reason given\n";
+  write_legend(os, rep);
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "gpubench/scale/multi_gpu_report.hpp"
 
+#include "gpubench/results/text_table.hpp"
+
 #include <fmt/format.h>
 
 #include <ostream>
@@ -109,13 +111,22 @@ void write_multi_gpu_summary(std::ostream& os, const run_report& rep, output_for
   }
   os << "\n" << head << "\n";
   for (const auto& r : rep.ranks) os << "  " << rank_line(r) << "\n";
-  os << fmt::format("\n  {:<32} {:<22} {:>5} {:>14} {:>18} {:>34} {:>9} {:>11}\n", "aggregate",
-                    "measurement", "ranks", "sum bandwidth", "sum rate",
+  // A point's parameters once, as a header line (wrapped), then its measurements one per row:
+  // every line within 120 columns.
+  constexpr auto row_format = "    {:<22} {:>5} {:>12} {:>15} {:>33} {:>9} {:>10}\n";
+  os << fmt::format(fmt::runtime(row_format), "measurement", "ranks", "sum bw", "sum rate",
                     "median: min / median / max", "straggler", "start skew");
-  for (const auto& r : rows)
-    os << fmt::format("  {:<32} {:<22} {:>5} {:>14} {:>18} {:>34} {:>9} {:>11}\n", r.point,
-                      r.measurement, r.ranks, r.sum_bandwidth, r.sum_rate, r.medians, r.straggler,
-                      r.skew);
+  std::string point;
+  for (const auto& r : rows) {
+    if (r.point != point) {
+      point = r.point;
+      const auto lines = wrap_words(point, 114);
+      for (std::size_t i = 0; i < lines.size(); ++i)
+        os << (i == 0 ? "  " : "      ") << lines[i] << '\n';
+    }
+    os << fmt::format(fmt::runtime(row_format), r.measurement, r.ranks, r.sum_bandwidth,
+                      r.sum_rate, r.medians, r.straggler, r.skew);
+  }
 }
 
 std::optional<std::string> job_shape_mismatch(const run_report& base, const run_report& next) {

@@ -23,6 +23,8 @@ using summary_writers = std::map<std::string, summary_writer, std::less<>>;
 void write_report(std::ostream& os, const run_report& r, output_format f,
                   const summary_writers& summaries = {});
 void write_table(std::ostream& os, const run_report& r, const summary_writers& summaries = {});
+/// The table's whole legend, for `--help`: each table's own legend names only what it shows.
+extern const char* const table_legend_help;
 void write_csv(std::ostream& os, const run_report& r);
 void write_markdown(std::ostream& os, const run_report& r);
 
