@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
-# Issue 15 on the H200: install the .deb (and, if carried, the gpubench wheel with NVIDIA's
-# runtime wheel) into fresh places, run doctor, vecadd --n 10M, augment and pipeline from each,
-# and check the figures against the source build (build-gpu) within 2%.
+# The packages on a GPU machine: install the .deb (and, if present, the gpubench wheel with
+# NVIDIA's runtime wheel) into fresh places, run doctor, vecadd --n 10M, augment and pipeline from
+# each, and check the figures against the source build (build-gpu) within 2%.
 #
-#   scripts/device/issue15.sh OUT_DIR PKG_DIR
+#   scripts/package-check.sh OUT_DIR PKG_DIR
 #
-# PKG_DIR holds what the lead produced on the CI machine (docs/install.md, "On a machine without
-# network"):
+# PKG_DIR holds the packages, built on a machine with network (docs/install.md, "On a machine
+# without network"):
 #   gpubench_0.1.0_amd64.deb             cmake --build build-pkg --target package (or cpack -G DEB)
 #   libfmt9_*.deb                        apt-get download libfmt9   (the Depends dpkg may lack)
 #   gpubench-0.1.0-py3-none-*.whl        optional: pip wheel . --no-deps -w PKG_DIR
 #                                        -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90-real (1.5 MB)
 #   nvidia_cuda_runtime-13.0.*.whl       optional: pip download --no-deps 'nvidia-cuda-runtime==13.0.*'
-#   nvidia_cublas-13.0.*.whl             optional (420 MB, more than one call carries: sent in
-#                                        pieces by earlier calls and put together, see
-#                                        docs/install.md); without it the wheel's pipeline uses the
-#                                        machine's toolkit cuBLAS through LD_LIBRARY_PATH.
+#   nvidia_cublas-13.0.*.whl             optional (420 MB); without it the wheel's pipeline uses
+#                                        the machine's toolkit cuBLAS through LD_LIBRARY_PATH.
+#                                        Where it arrives in pieces (split -b) in PIECES, with
+#                                        PKG_DIR/cublas.SHA256SUMS, they are joined and checked.
 # Either way the wheel first shows the missing-cuBLAS message.
 set -uo pipefail
-OUT=${1:?usage: issue15.sh OUT_DIR PKG_DIR}
-PKG=${2:?usage: issue15.sh OUT_DIR PKG_DIR}
+OUT=${1:?usage: $0 OUT_DIR PKG_DIR}
+PKG=${2:?usage: $0 OUT_DIR PKG_DIR}
 SRC_BIN=${GPUBENCH:-build-gpu/app/gpubench}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 PKG=$(cd "$PKG" && pwd)
+if [[ -f $PKG/cublas.SHA256SUMS && -d ${PIECES:-/nonexistent} ]]; then
+  name=$(awk '{print $2}' "$PKG/cublas.SHA256SUMS")
+  cat "$PIECES"/part.* > "$PKG/$name"
+  (cd "$PKG" && sha256sum -c cublas.SHA256SUMS) 2>&1 | tee "$OUT/cublas-sha256.txt"
+  grep -q ': OK$' "$OUT/cublas-sha256.txt" || { echo "cuBLAS wheel pieces incomplete"; rm -f "$PKG/$name"; }
+fi
+ls -la "$PKG" > "$OUT/pkg-list.txt"
 summary=()
 note() { summary+=("$*"); echo "== $*"; }
 
@@ -130,7 +137,7 @@ else
 fi
 
 echo
-echo "== issue 15 summary"
+echo "== summary"
 printf '%s\n' "${summary[@]}"
 for f in deb-compare.txt wheel-compare.txt; do [[ -f $OUT/$f ]] && tail -1 "$OUT/$f"; done
 echo "-- doctor (deb):"; cat "$OUT/deb-doctor.txt" 2>/dev/null

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Issue 17 on one H200: the regression gate's false-alarm and detection rates, the stability of
-# encoder-decoder batch 8 between processes, and the interleaved gate's duration.
-#   scripts/device/issue17.sh OUT_DIR        (GPUBENCH: binary, default build-gpu/app/gpubench)
-# About 40 runs of configs/ci-smoke.json (~5 s each) and ~230 comparisons: ~4-5 minutes.
+# Records, on one GPU, the runs that measure the regression gate's false-alarm and detection
+# rates (docs/ci.md), judges them with scripts/gate-rates.sh, and times the interleaved gate.
+#   scripts/gate-rates-record.sh OUT_DIR     (GPUBENCH: binary, default build-gpu/app/gpubench)
+# 28 runs of configs/ci-smoke.json (~5 s each) and ~230 comparisons: ~4-5 minutes.
 set -uo pipefail
 out=${1:?usage: $0 OUT_DIR}
 bin=${GPUBENCH:-build-gpu/app/gpubench}
 cfg=configs/ci-smoke.json
 mkdir -p "$out"
-log="$out/issue17.log"
+log="$out/log.txt"
 : >"$log"
 t_start=$(date +%s)
 say() { echo "$*" | tee -a "$log"; }
@@ -30,7 +30,7 @@ runs base 10
 # ---- 2. detection: a calibrated 10% and 5% delay on vecadd's end_to_end (test-only knob) ----
 runs slow10 8 GPUBENCH_TEST_SLOWDOWN=end_to_end:0.10
 runs slow5 6 GPUBENCH_TEST_SLOWDOWN=end_to_end:0.05
-# ---- 3. experiment: cuBLAS workspace fixed (heuristics/workspace per process as a cause) ----
+# ---- 3. cuBLAS's workspace fixed: does it narrow the spread between processes? ----
 runs cublasws 4 CUBLAS_WORKSPACE_CONFIG=:4096:8
 say "runs done at $(($(date +%s) - t_start)) s"
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 16 on the one lent H200 (docs/multi-gpu.md), from the repo root, with build-gpu/ built:
-#   scripts/device/issue16.sh OUT_DIR
+# The multi-GPU paths (docs/multi-gpu.md) on a machine with one GPU or more, from the repo root,
+# with build-gpu/ built:
+#   scripts/multi-gpu-check.sh OUT_DIR
 # 1. --concurrent on the one GPU against the plain run: vecadd 2^28, augment batch 256, pipeline
 #    batch 32; every GPU-clock median must agree within 1% (the start gate and the threads must
 #    cost nothing inside the timed regions).
@@ -9,7 +10,7 @@
 #    one merged file each, checked. Skipped with a note when build-gpu has no MPI or no mpirun.
 # Prints a summary at the end; under 4 minutes.
 set -uo pipefail
-out=${1:?usage: scripts/device/issue16.sh OUT_DIR}
+out=${1:?usage: $0 OUT_DIR}
 mkdir -p "$out"
 bin=${GPUBENCH:-build-gpu/app/gpubench}
 tests=${GPUBENCH_GPU_TESTS:-build-gpu/tests/gpubench_gpu_tests}
@@ -17,7 +18,7 @@ python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 start=$SECONDS
 status=0
-note() { echo "issue16: $*" | tee -a "$out/summary.txt"; }
+note() { echo "multi-gpu-check: $*" | tee -a "$out/summary.txt"; }
 : >"$out/summary.txt"
 
 "$bin" --version | tee "$out/version.txt"
@@ -39,7 +40,7 @@ for b in vecadd augment pipeline; do
   "$bin" ${args[$b]} "${bounded[@]}" --device 0 --concurrent --output "$out/$b-concurrent.json" \
     >"$out/$b-concurrent.txt" 2>&1 || { note "$b concurrent run failed (exit $?)"; status=1; }
 done
-echo "issue16: single-GPU runs done at $((SECONDS - start)) s"
+echo "multi-gpu-check: single-GPU runs done at $((SECONDS - start)) s"
 
 "$tests" "[multi_gpu]" >"$out/gpu-tests.txt" 2>&1 || { note "start gate GPU tests FAILED"; status=1; }
 tail -2 "$out/gpu-tests.txt"
@@ -59,7 +60,7 @@ if grep -q "MPI: built in" "$out/version.txt" && command -v mpirun >/dev/null; t
 else
   note "MPI part skipped: build-gpu has no MPI built in or mpirun is missing"
 fi
-echo "issue16: MPI runs done at $((SECONDS - start)) s"
+echo "multi-gpu-check: MPI runs done at $((SECONDS - start)) s"
 
 "$python" - "$out" "$mpi_ran" <<'PY' | tee -a "$out/summary.txt"
 import json, os, sys
@@ -117,5 +118,5 @@ print(f"checks failed: {bad}")
 sys.exit(1 if bad else 0)
 PY
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
-echo "issue16: total $((SECONDS - start)) s, status $status"
+echo "multi-gpu-check: total $((SECONDS - start)) s, status $status"
 exit $status
