@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI for issue 15 (docs/install.md): the .deb from an existing build folder (no recompilation),
+# CI for the packages (docs/install.md): the .deb from an existing build folder (no recompilation),
 # its contents, the extracted binary run without /usr/local/cuda, lintian; then the pip wheel,
 # built with CUDA from NVIDIA's pip wheels (the "from pip" source build), made a manylinux wheel
 # by auditwheel, installed into a fresh venv and run, and installed without its NVIDIA wheels

@@ -2,7 +2,7 @@
 # The regression gate's false-alarm and detection rates over a folder of recorded runs
 # (docs/ci.md): every pair and 45 five-a-side splits of base-1..10.json, and base against the
 # slowed runs slow10-1..8.json and slow5-1..6.json, compared the way docs/ci.md recommends; then a
-# summary. No GPU needed: scripts/device/issue17.sh records the runs on the GPU and calls this;
+# summary. No GPU needed: the runs are recorded on a GPU (docs/results/h200-2026-12-01/README.md);
 # run it alone to re-judge recorded runs with another build of `compare`:
 #   scripts/gate-rates.sh RUNS_DIR [OUT_DIR]   (GPUBENCH: the binary; OUT_DIR default RUNS_DIR)
 set -uo pipefail

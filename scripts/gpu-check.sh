@@ -67,11 +67,12 @@ run vecadd-2p28 vecadd --n 2^28 --kernel all --memory both
 run vecadd-l2 vecadd --n 1Mi,2Mi,4Mi --warm --timestamps --batch-time 0.01
 run augment augment --batch 32,256 --impl all
 run pipeline-default pipeline
-# Energy per operation (issue 14's targets: CV <= 1% for these three, counter vs integral <= 3%).
+# Energy per operation (targets: CV <= 1% for these three, counter vs integral <= 3%).
 run energy-vecadd vecadd --n 2^24 --energy
 run energy-augment augment --batch 256 --impl fused --energy
 run energy-pipeline pipeline --batch 32 --mode serial,streams,graph --energy --no-verify
 run pipeline-sweep pipeline --batch 8,16,32,64,128,256
+run stream stream --n 2^28
 run ci-smoke-1 run "$root/configs/ci-smoke.json"
 run ci-smoke-2 run "$root/configs/ci-smoke.json"
 echo "== gpubench compare ci-smoke-1.json ci-smoke-2.json" | tee -a "$out/bench.txt"

@@ -395,7 +395,7 @@ def plot_clocks_over_sweep(results, gpus, hosts, out, svg, written):
 
 
 def plot_multi_gpu_heatmaps(paths, out, svg, written):
-    """Multi-GPU (issue 16): one heat map per merged file, rank x (point, measurement), each cell
+    """Multi-GPU: one heat map per merged file, rank x (point, measurement), each cell
     the rank's median time over the median across ranks: 1.0 is typical, the straggler is red."""
     merged = []
     for path in paths:

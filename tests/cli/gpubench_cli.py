@@ -1,7 +1,10 @@
 """Shared helpers for the CLI tests: run the real binary and read its output."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
+import tarfile
 import tempfile
 import unittest
 
@@ -13,6 +16,32 @@ SCHEMA = os.path.join(SOURCE_DIR, "docs", "schema", "gpubench-result.schema.json
 # Short measurements: the CLI tests check behaviour, never speed.
 FAST = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
         "--warmup", "0"]
+
+
+_RECORDED = {}
+
+
+def recorded_results(folder):
+    """A folder holding the JSON recorded in docs/results/FOLDER (e.g. "h200-2026-11-29/first-run"):
+    the files beside its README and those packed in its *json.tar.xz, extracted once a process."""
+    if folder not in _RECORDED:
+        source = os.path.join(SOURCE_DIR, "docs", "results", folder)
+        target = tempfile.mkdtemp(prefix="gpubench-recorded-")
+        atexit.register(shutil.rmtree, target, True)
+        for name in sorted(os.listdir(source)):
+            path = os.path.join(source, name)
+            if name.endswith(".json"):
+                shutil.copy(path, target)
+            elif name.endswith("json.tar.xz"):
+                with tarfile.open(path) as archive:
+                    for member in archive.getmembers():
+                        if member.isfile() and member.name.endswith(".json"):
+                            data = archive.extractfile(member).read()
+                            name = os.path.basename(member.name)
+                            with open(os.path.join(target, name), "wb") as f:
+                                f.write(data)
+        _RECORDED[folder] = target
+    return _RECORDED[folder]
 
 
 def run(*args, timeout=300, env=None):

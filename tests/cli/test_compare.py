@@ -6,7 +6,7 @@ import subprocess
 import tempfile
 import unittest
 
-from gpubench_cli import GPUBENCH, SOURCE_DIR, SYNTHETIC_H200, run as gpubench
+from gpubench_cli import GPUBENCH, SOURCE_DIR, SYNTHETIC_H200, recorded_results, run as gpubench
 
 
 def pinned(doc):
@@ -180,7 +180,7 @@ class Formats(CompareCase):
         # measurement names, a host-bound row that is not gated, a regression and seven
         # parameters. The rows table (from its header to the first blank line) fits 120 columns;
         # the notes below it stay one line each, so that they can be searched.
-        results = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-12-01-batch")
+        results = recorded_results("h200-2026-12-01/batch")
         proc = gpubench("compare", "--force", os.path.join(results, "warm-old-1.json"),
                         os.path.join(results, "verify-vecadd.json"))
         lines = proc.stdout.splitlines()

@@ -11,7 +11,7 @@ import sys
 import time
 import unittest
 
-from gpubench_cli import (FAST, GPUBENCH, SOURCE_DIR, run, tempdir, validate,
+from gpubench_cli import (FAST, GPUBENCH, SOURCE_DIR, recorded_results, run, tempdir, validate,
                           wait_for_signal_handlers)
 
 INJECT = "GPUBENCH_INJECT_FAULT"
@@ -238,7 +238,7 @@ spec = importlib.util.spec_from_file_location("plot", {PLOT!r})
 plot = importlib.util.module_from_spec(spec); spec.loader.exec_module(plot)
 figs = []
 plot.save = lambda fig, out, name, svg, written: figs.append((name, fig))
-files = sorted(glob.glob({os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-11-29", "*.json")!r}))
+files = sorted(glob.glob({os.path.join(recorded_results("h200-2026-11-29/first-run"), "*.json")!r}))
 results, gpus, peaks, hosts = plot.load(files)
 plot.plot_pipeline(results, gpus, hosts, "/nonexistent", False, [])
 plot.plot_augment(results, gpus, hosts, "/nonexistent", False, [])

@@ -6,11 +6,13 @@ import sys
 import tempfile
 import unittest
 
+from gpubench_cli import recorded_results
+
 SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
                             os.path.join(os.path.dirname(__file__), "..", ".."))
 PLOT = os.path.join(SOURCE_DIR, "scripts", "plot.py")
 # Real results measured on an NVIDIA H200, read where docs/results keeps them.
-H200_DIR = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-11-29")
+H200_DIR = recorded_results("h200-2026-11-29/first-run")
 H200_FILES = [os.path.join(H200_DIR, f)
               for f in ("augment.json", "pipeline-sweep.json", "vecadd-2p28.json")]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -6,7 +6,7 @@ import os
 import tempfile
 import unittest
 
-from gpubench_cli import FAST, SOURCE_DIR, SYNTHETIC_H200, run as gpubench
+from gpubench_cli import FAST, SYNTHETIC_H200, recorded_results, run as gpubench
 
 
 def row_tables(text):
@@ -121,12 +121,13 @@ class Report(unittest.TestCase):
         # vecadd's 10 columns (issue 13): a short "n" header, the item unit once in the header,
         # D2D's share in parentheses, and clock, n and stop said once above the rows when every
         # row says the same. Real H200 files: peaks, "kernel (batch)", gpu/w, timeout, stream.
-        results = os.path.join(SOURCE_DIR, "docs", "results")
+        batch = recorded_results("h200-2026-12-01/batch")
+        first = recorded_results("h200-2026-11-29/first-run")
         files = [SYNTHETIC_H200, self.measured,
-                 os.path.join(results, "h200-2026-12-01-batch", "warm-old-1.json"),
-                 os.path.join(results, "h200-2026-12-01-batch", "verify-stream.json"),
-                 os.path.join(results, "h200-2026-11-29", "augment.json"),
-                 os.path.join(results, "h200-2026-11-29", "pipeline-sweep.json")]
+                 os.path.join(batch, "warm-old-1.json"),
+                 os.path.join(batch, "verify-stream.json"),
+                 os.path.join(first, "augment.json"),
+                 os.path.join(first, "pipeline-sweep.json")]
         for path in files:
             with self.subTest(file=os.path.basename(path)):
                 proc = gpubench("report", path)

@@ -183,8 +183,8 @@ class Cells(unittest.TestCase):
         self.assertIn("long_parameter_7", json.loads(r.stdout)["rows"][0]["params"])
 
     def test_long_parameter_lists_wrap_in_the_report_table(self):
-        from gpubench_cli import SOURCE_DIR
-        path = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-11-29", "augment.json")
+        from gpubench_cli import recorded_results
+        path = os.path.join(recorded_results("h200-2026-11-29/first-run"), "augment.json")
         r = run("report", path)
         self.assertEqual(r.returncode, 0, r.stderr)
         heads = [i for i, line in enumerate(r.stdout.splitlines()) if line.startswith("augment |")]

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Checks the repository's prose and recorded results; prints every finding as FILE:LINE: message
+# and fails when there is one.
+#   scripts/check-docs.sh
+# 1. The word that names a working period of the team (see WORD below), in any tracked text file,
+#    any case. Allowed: the API identifiers in ALLOWED (Catch2's Catch::Session), and this script.
+# 2. A tracked file under docs/results/ larger than 1 MiB that no markdown link in README.md or
+#    docs/**/*.md points to.
+# 3. A relative markdown link in README.md or docs/**/*.md whose target file or folder does not
+#    exist (anchors are not checked).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec python3 - <<'PY'
+import os
+import re
+import subprocess
+import sys
+
+WORD = "ses" + "sion"  # spelled in two parts so that this script does not match itself
+ALLOWED = ["Catch::Session"]
+SELF = "scripts/check-docs.sh"
+LIMIT = 1 << 20
+
+files = subprocess.run(["git", "ls-files", "-z"], capture_output=True, check=True).stdout
+files = [f for f in files.decode().split("\0") if f and os.path.isfile(f)]
+findings = []
+
+# 1. the word
+allowed = re.compile("|".join(re.escape(a) for a in ALLOWED))
+word = re.compile(WORD, re.IGNORECASE)
+for path in files:
+    if path == SELF:
+        continue
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+    except (UnicodeDecodeError, OSError):
+        continue  # binary files (images, archives)
+    for number, line in enumerate(lines, 1):
+        if word.search(allowed.sub("", line)):
+            findings.append(f"{path}:{number}: the word '{WORD}' ({line.strip()[:100]})")
+
+# Markdown links of README.md and docs/**/*.md (fenced code blocks skipped).
+docs = [f for f in files if f == "README.md" or (f.startswith("docs/") and f.endswith(".md"))]
+link = re.compile(r"\]\(([^()\s]+)(?:\s+\"[^\"]*\")?\)")
+linked = set()
+for path in docs:
+    fenced = False
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            if fenced:
+                continue
+            for target in link.findall(line):
+                if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                    continue  # a URL or an anchor in the same page
+                target = target.split("#", 1)[0]
+                resolved = os.path.normpath(os.path.join(os.path.dirname(path), target))
+                if not os.path.exists(resolved):
+                    findings.append(f"{path}:{number}: link to a missing file: {target}")
+                linked.add(resolved)
+
+# 2. large unlinked results
+for path in files:
+    if path.startswith("docs/results/") and os.path.getsize(path) > LIMIT and path not in linked:
+        size = os.path.getsize(path) / (1 << 20)
+        findings.append(f"{path}:1: {size:.1f} MiB and no doc links it")
+
+for finding in findings:
+    print(finding)
+if findings:
+    print(f"check-docs: {len(findings)} finding(s)", file=sys.stderr)
+    sys.exit(1)
+print("check-docs: no finding")
+PY
