@@ -183,8 +183,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       "Compare despite different GPUs, drivers or telemetry flags (noted as warnings), or "
       "multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
   cmd->add_option("--gate", args->gate,
-                  "Also gate these rows: host, host-bound, all (default gpu: GPU-clock rows that "
-                  "are not host-bound only)")
+                  "Also gate host, host-bound or all rows (default gpu: GPU-clock rows only)")
       ->check(non_empty_text)
       // A string, not a list, so that "--gate host BASE NEW" leaves the files positional; a
       // repeated --gate is joined to the comma-separated form.
