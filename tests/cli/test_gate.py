@@ -253,6 +253,13 @@ class DefaultGate(GateCase):
         csv = gpubench("compare", base, new, "--format", "csv").stdout.splitlines()
         header = csv[0].split(",")
         self.assertEqual(header[-3:], ["clock", "gate_class", "gate_reason"])
+        junit = os.path.join(self.tmp.name, "junit.xml")
+        self.assertEqual(gpubench("compare", base, new, "--junit", junit).returncode, 0)
+        cases = {c.get("name").split(" [")[0]: c
+                 for c in ET.parse(junit).getroot().iter("testcase")}
+        self.assertIsNone(cases["cpu_reference"].find("failure"))
+        self.assertIn("slower (not gated)", cases["cpu_reference"].find("system-out").text)
+        self.assertIn("host clock: not gated", cases["cpu_reference"].find("system-out").text)
 
     def test_gate_host_gates_host_clock_rows_at_their_own_threshold(self):
         base, new = self.slowed_host_rows(1.6)
