@@ -28,7 +28,9 @@ struct compare_args {
   double alpha = 0.10;
   std::string same_margin;
   std::string run_noise = "10%";
+  std::string host_threshold;
   std::string host_bound_threshold;
+  std::string gate; ///< --gate, comma-separated (a repeated --gate is joined with commas)
   std::string min_compared = "90%";
   bool allow_device_mismatch = false;
   bool force = false;
@@ -47,6 +49,53 @@ std::string ordinal(std::size_t n) {
                        : n % 10 == 3              ? "rd"
                                                   : "th";
   return fmt::format("{}{}", n, suffix);
+}
+
+/// The classes of rows `--gate` asked for, beyond the GPU rows that are always gated.
+struct gate_request {
+  bool host = false;
+  bool host_bound = false;
+};
+
+gate_request parse_gate(const std::string& text) {
+  gate_request g;
+  if (text.empty()) return g;
+  std::vector<std::string> values{""};
+  for (const char ch : text) {
+    if (ch == ',')
+      values.emplace_back();
+    else
+      values.back() += ch;
+  }
+  for (const auto& v : values) {
+    if (v == "gpu") continue;
+    if (v == "host" || v == "all") g.host = true;
+    if (v == "host-bound" || v == "all") g.host_bound = true;
+    if (v != "host" && v != "host-bound" && v != "all")
+      throw usage_error(
+          fmt::format("--gate: '{}' is not one of gpu, host, host-bound, all", clip(v)));
+  }
+  return g;
+}
+
+/// Each class of rows has its threshold: GPU rows --threshold; host-clock rows, when gated, their
+/// own (--host-threshold, default 25%), and host-bound rows theirs (--host-bound-threshold,
+/// default 60%). Giving a class's threshold gates it; so does --clock host for the host clock,
+/// unless --gate says otherwise (a gate of nothing would always pass).
+void set_gates(compare_options& opts, const compare_args& a) {
+  const auto asked = parse_gate(a.gate);
+  const bool host =
+      asked.host || !a.host_threshold.empty() || (a.gate.empty() && a.clock == "host");
+  const bool host_bound = asked.host_bound || !a.host_bound_threshold.empty();
+  if (host)
+    opts.host_threshold = a.host_threshold.empty()
+                              ? default_host_threshold
+                              : parse_percentage(a.host_threshold, "--host-threshold");
+  if (host_bound)
+    opts.host_bound_threshold =
+        a.host_bound_threshold.empty()
+            ? default_host_bound_threshold
+            : parse_percentage(a.host_bound_threshold, "--host-bound-threshold");
 }
 
 /// Refuses a file given twice on one side: each file is one independent run, so a repeat would
@@ -75,12 +124,19 @@ the one run otherwise:
   inconclusive   anything else
 Exit 1 only when a gated measurement is "slower"; exit 2 when less than --min-compared of BASE was
 compared, or the sides ran on different GPUs/drivers/telemetry flags (unless --force).
-Measurements marked host_bound are judged but not gated unless --host-bound-threshold is given.
-See docs/compare.md and docs/ci.md.
+Gated by default: GPU-clock measurements that are not host-bound (--threshold). Host-clock rows
+(CPU references, wall-clock times) and host-bound rows (the GPU waited on the host) are judged and
+shown, marked "not gated", unless --gate asks for them:
+  --gate host        also gate host-clock rows, at --host-threshold (default 25%)
+  --gate host-bound  also gate host-bound rows, at --host-bound-threshold (default 60%)
+  --gate all         both; --gate gpu is the default
+Giving --host-threshold or --host-bound-threshold gates that class too; --clock host (judge only
+host-clock rows) gates them unless --gate is given. See docs/compare.md and docs/ci.md.
 
 Examples:
   gpubench compare baseline.json new.json
-  gpubench compare --base base-*.json --new new-*.json --threshold 5% --clock gpu
+  gpubench compare --base base-*.json --new new-*.json --threshold 5%
+  gpubench compare base.json new.json --gate host --host-threshold 15%
   gpubench compare baseline.json new.json --format md --junit compare.xml
   scripts/ab-gate.sh build-main/app/gpubench build/app/gpubench configs/ci-smoke.json 5
 )";
@@ -104,13 +160,16 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       ->allow_extra_args();
   // The options in percent ("5%" or 0.05), read by parse_percentage() in the callback.
   const std::initializer_list<std::tuple<const char*, std::string*, const char*>> percentages{
-      {"--threshold", &args->threshold, "Slowdown that fails the gate, in percent (default 5%)"},
+      {"--threshold", &args->threshold,
+       "Slowdown that fails the gate on GPU rows, in percent (default 5%)"},
       {"--same-margin", &args->same_margin,
        "Equivalence margin of 'same', in percent (default half the threshold)"},
       {"--run-noise", &args->run_noise,
        "Added to the threshold when a side has one run (default 10%)"},
+      {"--host-threshold", &args->host_threshold,
+       "Gate host-clock measurements at this threshold (with --gate host: 25%)"},
       {"--host-bound-threshold", &args->host_bound_threshold,
-       "Gate host-bound measurements at this threshold (default: not gated)"},
+       "Gate host-bound measurements at this threshold (with --gate host-bound: 60%)"},
       {"--min-compared", &args->min_compared,
        "Share of BASE's measurements that must be compared, else exit 2 (default 90%)"},
   };
@@ -123,6 +182,13 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       "--force", args->force,
       "Compare despite different GPUs, drivers or telemetry flags (noted as warnings), or "
       "multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
+  cmd->add_option("--gate", args->gate,
+                  "Also gate host, host-bound or all rows (default gpu: GPU-clock rows only)")
+      ->check(non_empty_text)
+      // A string, not a list, so that "--gate host BASE NEW" leaves the files positional; a
+      // repeated --gate is joined to the comma-separated form.
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::Join);
   cmd->add_option("--clock", args->clock,
                   "Judge only measurements on this clock: gpu or host (default: both)")
       ->check(non_empty_text);
@@ -156,9 +222,6 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     if (!args->same_margin.empty())
       opts.same_margin = parse_percentage(args->same_margin, "--same-margin");
     opts.run_noise = parse_percentage(args->run_noise, "--run-noise");
-    if (!args->host_bound_threshold.empty())
-      opts.host_bound_threshold =
-          parse_percentage(args->host_bound_threshold, "--host-bound-threshold");
     opts.min_compared = parse_percentage(args->min_compared, "--min-compared");
     if (opts.min_compared > 1)
       throw usage_error(fmt::format("--min-compared: '{}' is more than 100%", args->min_compared));
@@ -167,6 +230,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")
       throw usage_error(fmt::format("--clock: '{}' is not gpu or host", clip(args->clock)));
     opts.clock = args->clock;
+    set_gates(opts, *args);
     // --junit "" (an unset variable) is refused as --output "" is; "-" is not stdout here.
     if (args->junit_option->count() > 0) {
       if (args->junit_path == "-")

@@ -9,9 +9,11 @@
 #   verification failure in a run of B; 2 bad input or too little compared; 3 CUDA error;
 #   77 no usable GPU; 130 interrupted.
 # Environment: ROUNDS (default 5: 5 runs a side, the fewest for a 90% interval that is not just
-# the extremes), THRESHOLD (default 5%), CLOCK (default gpu; all judges host timings too),
-# HOST_BOUND_THRESHOLD (default unset: host-bound measurements judged, not gated),
-# COMPARE_WITH (binary that runs compare; default BINARY_B).
+# the extremes), THRESHOLD (default 5%: GPU rows), CLOCK (default all: both clocks judged; gpu
+# or host judges one), GATE (default unset: compare's default, GPU rows that are not host-bound;
+# host, host-bound or all gates those rows too), HOST_THRESHOLD and HOST_BOUND_THRESHOLD (their
+# thresholds; setting one gates its rows), COMPARE_WITH (binary that runs compare; default
+# BINARY_B).
 set -uo pipefail
 
 if [[ $# -lt 2 || $# -gt 4 ]]; then
@@ -65,12 +67,15 @@ for ((r = 1; r <= rounds; r++)); do
   echo "ab-gate: round $r of $rounds done ($(($(date +%s) - start)) s)" >&2
 done
 
-clock_args=(--clock "${CLOCK:-gpu}")
-[[ "${CLOCK:-gpu}" == all ]] && clock_args=()
-hb_args=()
-[[ -n ${HOST_BOUND_THRESHOLD:-} ]] && hb_args=(--host-bound-threshold "$HOST_BOUND_THRESHOLD")
+# compare's defaults gate GPU-clock rows that are not host-bound; host-clock and host-bound rows
+# are shown, marked not gated, unless GATE asks for them (docs/compare.md).
+gate_args=()
+[[ ${CLOCK:-all} != all ]] && gate_args+=(--clock "$CLOCK")
+[[ -n ${GATE:-} ]] && gate_args+=(--gate "$GATE")
+[[ -n ${HOST_THRESHOLD:-} ]] && gate_args+=(--host-threshold "$HOST_THRESHOLD")
+[[ -n ${HOST_BOUND_THRESHOLD:-} ]] && gate_args+=(--host-bound-threshold "$HOST_BOUND_THRESHOLD")
 "$compare_bin" compare --base "$out_dir"/a-*.json --new "$out_dir"/b-*.json \
-  --threshold "$threshold" "${clock_args[@]}" "${hb_args[@]}" --format md \
+  --threshold "$threshold" "${gate_args[@]}" --format md \
   --output "$out_dir/compare.json" --junit "$out_dir/junit.xml" | tee "$out_dir/compare.md"
 status=${PIPESTATUS[0]}
 echo "ab-gate: $rounds rounds and the comparison took $(($(date +%s) - start)) s" >&2

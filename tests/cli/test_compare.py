@@ -75,9 +75,22 @@ class Gate(CompareCase):
         self.assertEqual(c["summary"]["regressions"], 0)
         self.assertEqual(c["only_in_base"] + c["only_in_new"], [])
 
+    def test_host_clock_rows_are_not_gated_by_default(self):
+        # CPU-only results are host-timed: judged and shown, but nothing can fail the gate ...
+        slow = self.save(self.scaled(self.report, 1.5, result_index=1), "slow-default.json")
+        proc = gpubench("compare", self.measured, slow)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("slower (not gated)", proc.stdout)
+        self.assertIn("Gated: no row, so nothing compared here can fail the gate", proc.stdout)
+        self.assertIn("Not gated: 2 host-clock rows", proc.stdout)
+        # ... unless asked for: at the host threshold (25%, + 10% run noise with one run a side).
+        proc = gpubench("compare", self.measured, slow, "--gate", "host")
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("Gated: 2 host-clock rows at 25.0%", proc.stdout)
+
     def test_twenty_percent_slower_fails_and_is_named(self):
         slow = self.save(self.scaled(self.report, 1.2, result_index=1), "slow.json")
-        proc = gpubench("compare", self.measured, slow)
+        proc = gpubench("compare", self.measured, slow, "--gate", "host", "--host-threshold", "5%")
         self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
         self.assertIn("Regressions:", proc.stdout)
         regression_lines = proc.stdout.split("Regressions:")[1].strip().splitlines()
@@ -147,7 +160,9 @@ class Devices(CompareCase):
 class Formats(CompareCase):
     def test_markdown_table(self):
         slow = self.save(self.scaled(self.report, 1.3), "slow-md.json")
-        proc = gpubench("compare", self.measured, slow, "--format", "md")
+        # CPU-only results are host-timed: gated only when asked for.
+        proc = gpubench("compare", self.measured, slow, "--format", "md", "--gate", "host",
+                        "--host-threshold", "5%")
         self.assertEqual(proc.returncode, 1)
         lines = proc.stdout.splitlines()
         self.assertEqual(lines[0], "### gpubench compare: 1 regression")
@@ -177,12 +192,13 @@ class Formats(CompareCase):
 
     def test_the_table_fits_120_columns_on_real_h200_files(self):
         # Recorded H200 runs of different sizes, forced past the coverage check: the longest
-        # measurement names, a host-bound row that is not gated, a regression and seven
-        # parameters. The rows table (from its header to the first blank line) fits 120 columns;
-        # the notes below it stay one line each, so that they can be searched.
+        # measurement names, a host-bound row that is not gated, a regression (the CPU reference,
+        # gated) and seven parameters. The rows table (from its header to the first blank line)
+        # fits 120 columns; the notes below it stay one line each, so that they can be searched.
         results = recorded_results("h200-2026-12-01/batch")
         proc = gpubench("compare", "--force", os.path.join(results, "warm-old-1.json"),
-                        os.path.join(results, "verify-vecadd.json"))
+                        os.path.join(results, "verify-vecadd.json"), "--gate", "host",
+                        "--host-threshold", "5%")
         lines = proc.stdout.splitlines()
         start = next(i for i, l in enumerate(lines) if l.startswith("benchmark "))
         end = lines.index("", start)
@@ -241,6 +257,7 @@ sys.exit(status)
         env = dict(os.environ, GPUBENCH=self.wrapper, REAL_GPUBENCH=GPUBENCH,
                    PINNED=self.measured, CONFIG=os.path.join(self.tmp.name, "run.json"),
                    CLOCK="all",  # the CPU-only stand-in has host-clock measurements only
+                   GATE="host", HOST_THRESHOLD="5%",
                    RUNS="1")  # pinned samples: every run would be the same
         return subprocess.run(["bash", os.path.join(SOURCE_DIR, "scripts", "ci-regression.sh"),
                                baseline, out_dir], capture_output=True, text=True, timeout=300,

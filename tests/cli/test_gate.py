@@ -207,6 +207,170 @@ class HostBound(GateCase):
         self.assertEqual(proc.returncode, 0)
 
 
+class DefaultGate(GateCase):
+    """With no options only GPU-clock rows that are not host-bound are gated; host-clock and
+    host-bound rows are judged, shown and marked not gated unless --gate asks for them."""
+
+    def slowed_host_rows(self, factor):
+        base = self.save(run_doc(self.rng, run_shift=0))
+        new = self.save(run_doc(self.rng, run_shift=0,
+                                slow={"cpu_reference": factor, "stage_b": factor}))
+        return base, new
+
+    def test_host_clock_and_host_bound_rows_are_shown_not_gated(self):
+        base, new = self.slowed_host_rows(1.6)
+        proc, doc = self.compare([base], [new])
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(doc["summary"]["regressions"], 0)
+        self.assertEqual(doc["summary"]["not_gated"], {"host": 1, "host-bound": 1})
+        self.assertEqual(doc["summary"]["gated"], 3)  # kernel, end_to_end, graph
+        self.assertIsNone(doc["host_threshold"])
+        for name, kind in (("cpu_reference", "host"), ("stage_b", "host-bound")):
+            r = self.row(doc, name)
+            self.assertEqual(r["verdict"], "slower")  # +60%: judged as any row
+            self.assertEqual(r["gate_class"], kind)
+            self.assertFalse(r["gated"])
+            self.assertFalse(r["regression"])
+            self.assertIn("not gated (--gate " + kind, r["gate_reason"])
+        self.assertEqual(self.row(doc, "cpu_reference")["clock"], "host")
+        for name in ("kernel", "end_to_end", "graph"):
+            r = self.row(doc, name)
+            self.assertEqual((r["gate_class"], r["gated"], r["clock"]), ("gpu", True, "gpu"))
+            self.assertEqual(r["gate_reason"], "GPU clock: gated at 5.0%")
+        table = gpubench("compare", base, new)
+        self.assertEqual(table.returncode, 0)
+        self.assertIn("cpu_reference [host]", table.stdout)
+        self.assertIn("slower (not gated)", table.stdout)
+        self.assertIn("Gated: 3 GPU-clock rows at 5.0%", table.stdout)
+        self.assertIn("Not gated: 1 host-clock row (host timings move between processes; "
+                      "--gate host gates them at 25.0%)", table.stdout)
+        self.assertIn("Not gated: 1 host-bound row (their GPU waited on the host; "
+                      "--gate host-bound gates them at 60.0%)", table.stdout)
+        md = gpubench("compare", base, new, "--format", "md")
+        self.assertIn("### gpubench compare: no regression", md.stdout)
+        self.assertIn("| slower (not gated) |", md.stdout)
+        self.assertIn("Not gated: 1 host-clock row", md.stdout)
+        csv = gpubench("compare", base, new, "--format", "csv").stdout.splitlines()
+        header = csv[0].split(",")
+        self.assertEqual(header[-3:], ["clock", "gate_class", "gate_reason"])
+        junit = os.path.join(self.tmp.name, "junit.xml")
+        self.assertEqual(gpubench("compare", base, new, "--junit", junit).returncode, 0)
+        cases = {c.get("name").split(" [")[0]: c
+                 for c in ET.parse(junit).getroot().iter("testcase")}
+        self.assertIsNone(cases["cpu_reference"].find("failure"))
+        self.assertIn("slower (not gated)", cases["cpu_reference"].find("system-out").text)
+        self.assertIn("host clock: not gated", cases["cpu_reference"].find("system-out").text)
+
+    def test_gate_host_gates_host_clock_rows_at_their_own_threshold(self):
+        base, new = self.slowed_host_rows(1.6)
+        proc, doc = self.compare([base], [new], "--gate", "host")
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        r = self.row(doc, "cpu_reference")
+        self.assertTrue(r["gated"] and r["regression"])
+        self.assertAlmostEqual(r["threshold"], 0.25)
+        self.assertAlmostEqual(r["limit"], 0.35)  # one run a side: + 10% run noise
+        self.assertEqual(r["gate_reason"], "host clock: gated at 25.0%")
+        self.assertAlmostEqual(doc["host_threshold"], 0.25)
+        self.assertFalse(self.row(doc, "stage_b")["gated"])
+        # 30% is within the host threshold's 35% limit; --host-threshold tightens it (and gates).
+        base, new = self.slowed_host_rows(1.3)
+        proc, _ = self.compare([base], [new], "--gate", "host")
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        for args in (("--gate", "host", "--host-threshold", "10%"), ("--host-threshold", "10%")):
+            with self.subTest(args=args):
+                proc, doc = self.compare([base], [new], *args)
+                self.assertEqual(proc.returncode, 1, proc.stdout)
+                self.assertAlmostEqual(self.row(doc, "cpu_reference")["threshold"], 0.10)
+
+    def test_gate_host_bound_and_the_existing_host_bound_threshold(self):
+        base, new = self.slowed_host_rows(1.6)
+        # --host-bound-threshold alone still gates host-bound rows at its value.
+        proc, doc = self.compare([base], [new], "--host-bound-threshold", "25%")
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertTrue(self.row(doc, "stage_b")["regression"])
+        self.assertFalse(self.row(doc, "cpu_reference")["gated"])
+        # --gate host-bound: their default 60% (+10% run noise) lets +60% pass, but gated.
+        proc, doc = self.compare([base], [new], "--gate", "host-bound")
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        r = self.row(doc, "stage_b")
+        self.assertTrue(r["gated"])
+        self.assertAlmostEqual(r["threshold"], 0.60)
+        self.assertAlmostEqual(doc["host_bound_threshold"], 0.60)
+
+    def test_gate_values_combine(self):
+        base, new = self.slowed_host_rows(1.6)
+        gated = None
+        for args in (("--gate", "all"), ("--gate", "host,host-bound"),
+                     ("--gate", "host", "--gate", "host-bound"), ("--gate", "gpu,all")):
+            with self.subTest(args=args):
+                proc, doc = self.compare([base], [new], *args, "--host-bound-threshold", "20%")
+                self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+                now = {r["measurement"]: r["gated"] for r in doc["rows"]}
+                self.assertTrue(all(now.values()), now)
+                self.assertEqual(doc["summary"]["regressions"], 2)
+                gated = gated or now
+                self.assertEqual(now, gated)
+        proc, doc = self.compare([base], [new], "--gate", "gpu")
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertEqual(doc["summary"]["not_gated"], {"host": 1, "host-bound": 1})
+
+    def test_clock_host_gates_the_host_clock_unless_gate_says_otherwise(self):
+        base, new = self.slowed_host_rows(1.6)
+        proc, doc = self.compare([base], [new], "--clock", "host")
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertEqual([r["measurement"] for r in doc["rows"]], ["cpu_reference"])
+        self.assertTrue(doc["rows"][0]["regression"])
+        table = gpubench("compare", base, new, "--clock", "host", "--gate", "gpu")
+        self.assertEqual(table.returncode, 0, table.stdout)
+        self.assertIn("Gated: no row, so nothing compared here can fail the gate", table.stdout)
+        # --clock gpu judges no host row, whatever --gate says.
+        proc, doc = self.compare([base], [new], "--clock", "gpu", "--gate", "all")
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertNotIn("cpu_reference", [r["measurement"] for r in doc["rows"]])
+
+    def test_unknown_gate_values_exit_2_naming_the_choices(self):
+        a = self.save(run_doc(self.rng))
+        for value in ("cpu", "host,wall", "HOST", "gpu,hostbound"):
+            with self.subTest(value=value):
+                proc = gpubench("compare", a, a, "--gate", value)
+                self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+                self.assertIn("is not one of gpu, host, host-bound, all", proc.stderr)
+                self.assertEqual(proc.stdout, "")
+        proc = gpubench("compare", a, a, "--gate", "")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--gate", proc.stderr)
+        proc = gpubench("compare", a, a, "--host-threshold", "lots")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--host-threshold: 'lots' is not a percentage", proc.stderr)
+
+    def test_a_gpu_slowdown_is_still_caught_at_the_defaults(self):
+        # 20% with one run a side (limit 5% + 10% run noise) ...
+        base = self.save(run_doc(self.rng, run_shift=0))
+        slow = self.save(run_doc(self.rng, run_shift=0, slow={"kernel": 1.2}))
+        proc, doc = self.compare([base], [slow])
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertEqual([r["measurement"] for r in doc["rows"] if r["regression"]], ["kernel"])
+        # ... and 10% with five a side (runs moving by 1% each), not the same build.
+        proc, doc = self.compare(self.runs(5), self.runs(5, slow={"end_to_end": 1.10}))
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertEqual([r["measurement"] for r in doc["rows"] if r["regression"]],
+                         ["end_to_end"])
+        proc, _ = self.compare(self.runs(5), self.runs(5))
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+
+    def test_old_result_files_still_load(self):
+        # Files recorded before host_enqueue_s / host_bound existed: loaded and gated by clock.
+        old = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-11-29")
+        proc, doc = self.compare([os.path.join(old, "ci-smoke-1.json")],
+                                 [os.path.join(old, "ci-smoke-2.json")])
+        self.assertIn(proc.returncode, (0, 1), proc.stderr)
+        self.assertGreater(len(doc["rows"]), 10)
+        host = [r for r in doc["rows"] if r["clock"] == "host"]
+        self.assertTrue(host)
+        self.assertTrue(all(r["gate_class"] == "host" and not r["gated"] for r in host))
+        self.assertFalse(any(r["host_bound"] for r in doc["rows"]))
+
+
 class Coverage(GateCase):
     def test_clock_gpu_on_cpu_only_data_compares_nothing_and_exits_2(self):
         doc = run_doc(self.rng)

@@ -354,9 +354,14 @@ TEST_CASE("--clock gpu judges only GPU-clock measurements", "[compare]") {
   slower_host.results[0].measurements[1].samples =
       scaled(base.results[0].measurements[1].samples, 1.2);
 
+  // Both clocks judged; the host row moved 20% but is not gated by default ...
   const auto all = gpubench::compare_reports(base, slower_host, {});
   CHECK(all.rows.size() == 2);
-  CHECK(gpubench::exit_code_for(all) == 1);
+  CHECK(gpubench::exit_code_for(all) == 0);
+  // ... and fails once host-clock rows are gated at a threshold it passes (5% + 10% run noise).
+  gpubench::compare_options host_gated;
+  host_gated.host_threshold = 0.05;
+  CHECK(gpubench::exit_code_for(gpubench::compare_reports(base, slower_host, host_gated)) == 1);
 
   gpubench::compare_options gpu_only;
   gpu_only.clock = "gpu";
@@ -364,4 +369,189 @@ TEST_CASE("--clock gpu judges only GPU-clock measurements", "[compare]") {
   REQUIRE(gated.rows.size() == 1);
   CHECK(gated.rows[0].measurement == "kernel");
   CHECK(gpubench::exit_code_for(gated) == 0);
+}
+
+namespace {
+
+/// One run of a GPU point with the three classes of rows: `kernel` (GPU clock), `stage`
+/// (GPU clock, host-bound) and `cpu_reference` (host clock), each around its own time; `factor`
+/// scales one of them by name.
+gpubench::run_report three_class_run(std::mt19937_64& rng, double run_shift,
+                                     const std::string& slowed = "", double factor = 1.0) {
+  const auto times = [&](const std::string& name, double center) {
+    const double f = run_shift * (name == slowed ? factor : 1.0);
+    return measured(name, timings(rng, 30, center * f, 0.003));
+  };
+  gpubench::result r;
+  r.benchmark = "vecadd";
+  r.device = 0;
+  r.params = {{"n", 4000000}, {"dtype", "f32"}};
+  r.measurements.push_back(times("kernel", 15e-6));
+  r.measurements.push_back(times("stage", 70e-6));
+  r.measurements.back().host_bound = true;
+  r.measurements.push_back(times("cpu_reference", 300e-6));
+  r.measurements.back().clock = gpubench::clock_kind::host;
+  gpubench::run_report report;
+  report.devices = {gpu(0, "NVIDIA H200")};
+  report.results = {r};
+  return report;
+}
+
+/// `k` runs, each moved as a whole by a gaussian draw of `run_noise` (between-process noise).
+std::vector<gpubench::result_file> runs_of(std::mt19937_64& rng, std::size_t k, double run_noise,
+                                           const std::string& slowed = "", double factor = 1.0) {
+  std::normal_distribution<double> shift(0.0, run_noise);
+  std::vector<gpubench::result_file> files;
+  for (std::size_t i = 0; i < k; ++i)
+    files.push_back(gpubench::as_result_file(three_class_run(rng, 1.0 + shift(rng), slowed, factor),
+                                             "run-" + std::to_string(i)));
+  return files;
+}
+
+const gpubench::comparison_row& row_named(const gpubench::comparison& c, const std::string& name) {
+  for (const auto& r : c.rows)
+    if (r.measurement == name) return r;
+  throw std::runtime_error("no row " + name);
+}
+
+} // namespace
+
+TEST_CASE("by default only GPU-clock rows that are not host-bound are gated", "[compare]") {
+  const auto seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const auto base = three_class_run(rng, 1.0);
+  auto all_slower = base;
+  for (auto& m : all_slower.results[0].measurements) m.samples = scaled(m.samples, 1.5);
+
+  SECTION("each class: judged and shown, only the GPU row gated") {
+    const auto c = gpubench::compare_reports(base, all_slower, {});
+    REQUIRE(c.rows.size() == 3);
+    const auto& kernel = row_named(c, "kernel");
+    const auto& stage = row_named(c, "stage");
+    const auto& cpu = row_named(c, "cpu_reference");
+    CHECK(kernel.kind == gpubench::gate_class::gpu);
+    CHECK(stage.kind == gpubench::gate_class::host_bound);
+    CHECK(cpu.kind == gpubench::gate_class::host);
+    CHECK(cpu.clock == gpubench::clock_kind::host);
+    for (const auto* r : {&kernel, &stage, &cpu}) {
+      CHECK(r->result.outcome == verdict::slower); // 50% slower, all three: judged alike
+      CHECK(r->result.change == Approx(0.5).margin(0.01));
+    }
+    CHECK(kernel.gated);
+    CHECK(kernel.regression());
+    CHECK_FALSE(stage.gated);
+    CHECK_FALSE(stage.regression());
+    CHECK_FALSE(cpu.gated);
+    CHECK_FALSE(cpu.regression());
+    CHECK(c.regressions() == 1);
+    CHECK(c.gated_rows() == 1);
+    CHECK_THAT(gpubench::gate_reason(cpu),
+               Contains("host clock: not gated") && Contains("--gate host gates it at 25.0%"));
+    CHECK_THAT(gpubench::gate_reason(stage),
+               Contains("host-bound: not gated") && Contains("--gate host-bound"));
+    CHECK(gpubench::gate_reason(kernel) == "GPU clock: gated at 5.0%");
+
+    const auto j = gpubench::to_json(c);
+    CHECK(j.at("summary").at("gated") == 1);
+    CHECK(j.at("summary").at("not_gated").at("host") == 1);
+    CHECK(j.at("summary").at("not_gated").at("host-bound") == 1);
+    CHECK(j.at("host_threshold").is_null());
+    for (const auto& r : j.at("rows")) {
+      const bool gpu_row = r.at("measurement") == "kernel";
+      CHECK(r.at("gated") == gpu_row);
+      CHECK(r.at("regression") == gpu_row);
+      CHECK(r.at("gate_reason").get<std::string>().find(gpu_row ? "gated at" : "not gated") !=
+            std::string::npos);
+    }
+    CHECK(j.at("rows").at(2).at("gate_class") == "host");
+    CHECK(j.at("rows").at(2).at("clock") == "host");
+    CHECK(j.at("rows").at(1).at("gate_class") == "host-bound");
+
+    std::ostringstream table;
+    gpubench::write_comparison(table, c, gpubench::output_format::table);
+    CHECK_THAT(table.str(), Contains("cpu_reference [host]") && Contains("stage [host-bound]") &&
+                                Contains("slower (not gated)") && Contains("REGRESSION") &&
+                                Contains("Gated: 1 GPU-clock row at 5.0%") &&
+                                Contains("Not gated: 1 host-clock row (host timings move between "
+                                         "processes; --gate host gates them at 25.0%)") &&
+                                Contains("Not gated: 1 host-bound row"));
+    std::ostringstream md;
+    gpubench::write_comparison(md, c, gpubench::output_format::md);
+    CHECK_THAT(md.str(), Contains("slower (not gated)") && Contains("cpu_reference [host]") &&
+                             Contains("Not gated: 1 host-clock row"));
+  }
+  SECTION("only the host-clock and host-bound rows slower: exit 0") {
+    auto host_slower = base;
+    for (auto& m : host_slower.results[0].measurements)
+      if (m.name != "kernel") m.samples = scaled(m.samples, 1.5);
+    const auto c = gpubench::compare_reports(base, host_slower, {});
+    CHECK(c.regressions() == 0);
+    CHECK(gpubench::exit_code_for(c) == 0);
+
+    SECTION("asked for, each class is gated at its own threshold") {
+      gpubench::compare_options asked;
+      asked.host_threshold = gpubench::default_host_threshold;
+      const auto host = gpubench::compare_reports(base, host_slower, asked);
+      CHECK(row_named(host, "cpu_reference").gated);
+      CHECK(row_named(host, "cpu_reference").threshold == Approx(0.25));
+      CHECK(row_named(host, "cpu_reference").regression()); // 50% beyond 25% + 10% run noise
+      CHECK_FALSE(row_named(host, "stage").gated);
+      CHECK(gpubench::exit_code_for(host) == 1);
+      asked.host_threshold.reset();
+      asked.host_bound_threshold = 0.6; // beyond a 50% slowdown: gated, but not failed
+      const auto hb = gpubench::compare_reports(base, host_slower, asked);
+      CHECK(row_named(hb, "stage").gated);
+      CHECK_FALSE(row_named(hb, "stage").regression());
+      CHECK(gpubench::exit_code_for(hb) == 0);
+      asked.host_bound_threshold = 0.3;
+      CHECK(gpubench::exit_code_for(gpubench::compare_reports(base, host_slower, asked)) == 1);
+    }
+  }
+  SECTION("a comparison with no gated row says that it cannot fail") {
+    gpubench::compare_options host_clock;
+    host_clock.clock = "host";
+    const auto c = gpubench::compare_reports(base, all_slower, host_clock);
+    REQUIRE(c.rows.size() == 1);
+    CHECK(gpubench::exit_code_for(c) == 0);
+    std::ostringstream table;
+    gpubench::write_comparison(table, c, gpubench::output_format::table);
+    CHECK_THAT(table.str(), Contains("Gated: no row, so nothing compared here can fail the gate"));
+  }
+}
+
+TEST_CASE("at the defaults a GPU slowdown is still caught: 20% with one run a side, 10% with "
+          "five",
+          "[compare]") {
+  const auto seed = fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  const gpubench::compare_options defaults;
+  SECTION("20%, one run a side") {
+    const auto base = runs_of(rng, 1, 0.0);
+    const auto slow = runs_of(rng, 1, 0.0, "kernel", 1.2);
+    const auto c = gpubench::compare_runs(base, slow, defaults);
+    const auto& kernel = row_named(c, "kernel");
+    CHECK_FALSE(kernel.result.between_runs);
+    CHECK(kernel.result.lo > 0.15); // beyond 5% + 10% run noise
+    CHECK(kernel.regression());
+    CHECK(c.regressions() == 1);
+    CHECK(gpubench::exit_code_for(c) == 1);
+  }
+  SECTION("10%, five runs a side with 1% between-run noise") {
+    const auto base = runs_of(rng, 5, 0.01);
+    const auto slow = runs_of(rng, 5, 0.01, "kernel", 1.1);
+    const auto c = gpubench::compare_runs(base, slow, defaults);
+    const auto& kernel = row_named(c, "kernel");
+    CHECK(kernel.result.between_runs);
+    CHECK(kernel.result.lo > 0.05);
+    CHECK(kernel.regression());
+    CHECK(c.regressions() == 1);
+    CHECK(gpubench::exit_code_for(c) == 1);
+  }
+  SECTION("the same build, five runs a side: no regression") {
+    const auto c = gpubench::compare_runs(runs_of(rng, 5, 0.01), runs_of(rng, 5, 0.01), defaults);
+    CHECK(c.regressions() == 0);
+    CHECK(gpubench::exit_code_for(c) == 0);
+  }
 }

@@ -361,9 +361,48 @@ measurement_verdict judge(std::span<const double> base, std::span<const double> 
                     opts.threshold);
 }
 
+std::string_view to_string(gate_class g) noexcept {
+  switch (g) {
+  case gate_class::gpu: return "gpu";
+  case gate_class::host: return "host";
+  case gate_class::host_bound: return "host-bound";
+  }
+  return "gpu";
+}
+
 std::size_t comparison::regressions() const noexcept {
   return static_cast<std::size_t>(
       std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.regression(); }));
+}
+
+std::size_t comparison::rows_of(gate_class g) const noexcept {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [g](const auto& r) { return r.kind == g; }));
+}
+
+std::size_t comparison::gated_rows() const noexcept {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.gated; }));
+}
+
+std::optional<double> comparison::threshold_of(gate_class g) const noexcept {
+  switch (g) {
+  case gate_class::gpu: return threshold;
+  case gate_class::host: return host_threshold;
+  case gate_class::host_bound: return host_bound_threshold;
+  }
+  return threshold;
+}
+
+std::string gate_reason(const comparison_row& row) {
+  const char* what = row.kind == gate_class::host         ? "host clock"
+                     : row.kind == gate_class::host_bound ? "host-bound"
+                                                          : "GPU clock";
+  if (row.gated) return fmt::format("{}: gated at {:.1f}%", what, 100 * row.threshold);
+  const double asked =
+      row.kind == gate_class::host ? default_host_threshold : default_host_bound_threshold;
+  return fmt::format("{}: not gated (--gate {} gates it at {:.1f}%)", what, to_string(row.kind),
+                     100 * asked);
 }
 
 double comparison::compared_share() const noexcept {
@@ -383,6 +422,7 @@ comparison compare_runs(std::span<const result_file> base, std::span<const resul
   c.alpha = opts.alpha;
   c.same_margin = opts.margin();
   c.run_noise = opts.run_noise;
+  c.host_threshold = opts.host_threshold;
   c.host_bound_threshold = opts.host_bound_threshold;
   c.min_compared = opts.min_compared;
   const auto bs = index_side(base, ignore_device);
@@ -449,6 +489,7 @@ comparison compare_runs(std::span<const result_file> base, std::span<const resul
           if (m == nullptr || !on_clock(*m, opts.clock)) continue;
           runs.push_back(m->samples);
           count += m->samples.size();
+          if (m->clock == clock_kind::host) row.clock = clock_kind::host;
           if (m->host_bound) row.host_bound = true;
           if (const auto* rm = raw_measurement(o, name);
               rm != nullptr && rm->value("host_bound", false))
@@ -457,12 +498,14 @@ comparison compare_runs(std::span<const result_file> base, std::span<const resul
       };
       collect(b_ok, b_runs, row.base_samples);
       collect(n_ok, n_runs, row.new_samples);
-      double threshold = opts.threshold;
-      if (row.host_bound) {
-        row.gated = opts.host_bound_threshold.has_value();
-        if (row.gated) threshold = *opts.host_bound_threshold;
-      }
-      row.result = judge_runs(b_runs, n_runs, opts, threshold);
+      row.kind = row.clock == clock_kind::host ? gate_class::host
+                 : row.host_bound              ? gate_class::host_bound
+                                               : gate_class::gpu;
+      // A class not gated is still judged, at the GPU threshold, so its verdict reads the same.
+      const auto own = c.threshold_of(row.kind);
+      row.gated = own.has_value();
+      row.threshold = own.value_or(opts.threshold);
+      row.result = judge_runs(b_runs, n_runs, opts, row.threshold);
       c.rows.push_back(std::move(row));
     }
     for (const auto& name : n_names) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -16,6 +17,8 @@ namespace gpubench {
 namespace {
 
 using nlohmann::json;
+
+std::string_view clock_name(clock_kind k) { return k == clock_kind::host ? "host" : "gpu"; }
 
 std::string percent(double fraction) {
   if (std::isinf(fraction)) return fraction > 0 ? "+inf" : "-inf";
@@ -29,17 +32,58 @@ std::string interval_text(const measurement_verdict& v) {
 
 std::string verdict_text(const comparison_row& r) {
   std::string v(to_string(r.result.outcome));
-  if (r.regression()) return "REGRESSION";                 // slower beyond the threshold
-  if (r.host_bound && !r.gated) return v + " (not gated)"; // the measurement says host-bound
+  if (r.regression()) return "REGRESSION"; // slower beyond the threshold
+  if (!r.gated) return v + " (not gated)"; // a host-clock or host-bound row, not asked for
   return v;
 }
 
+/// The measurement with its class when that is not the GPU's: the reason a row may be not gated.
 std::string measurement_text(const comparison_row& r) {
-  return r.host_bound ? r.measurement + " [host-bound]" : r.measurement;
+  if (r.kind == gate_class::gpu) return r.measurement;
+  return fmt::format("{} [{}]", r.measurement, to_string(r.kind));
 }
 
-/// The counts, the rules they were judged by, and how host-bound rows were treated: three lines,
-/// each short enough for a 120-column terminal.
+/// How the rows were gated: one line for the gated classes, one per class not gated with why and
+/// how to gate it; each short enough for a 120-column terminal.
+std::vector<std::string> gate_lines(const comparison& c) {
+  struct class_text {
+    gate_class kind;
+    const char* rows;
+    const char* why;
+    double asked;
+  };
+  const std::array<class_text, 3> classes{{
+      {gate_class::gpu, "GPU-clock", "", 0},
+      {gate_class::host, "host-clock", "host timings move between processes",
+       default_host_threshold},
+      {gate_class::host_bound, "host-bound", "their GPU waited on the host",
+       default_host_bound_threshold},
+  }};
+  std::vector<std::string> gated;
+  std::vector<std::string> lines;
+  for (const auto& k : classes) {
+    const auto n = c.rows_of(k.kind);
+    const auto own = c.threshold_of(k.kind);
+    if (own && n > 0) {
+      gated.push_back(
+          fmt::format("{} {} row{} at {:.1f}%", n, k.rows, n == 1 ? "" : "s", 100 * *own));
+    } else if (!own && n > 0) {
+      lines.push_back(fmt::format("Not gated: {} {} row{} ({}; --gate {} gates them at {:.1f}%)", n,
+                                  k.rows, n == 1 ? "" : "s", k.why, to_string(k.kind),
+                                  100 * k.asked));
+    }
+  }
+  const std::string head =
+      c.rows.empty() ? std::string("Gated: nothing compared")
+      : c.gated_rows() == 0
+          ? std::string("Gated: no row, so nothing compared here can fail the gate")
+          : fmt::format("Gated: {}", fmt::join(gated, ", "));
+  lines.insert(lines.begin(), head);
+  return lines;
+}
+
+/// The counts, the rules they were judged by, and which rows were gated (and why the others were
+/// not): each line short enough for a 120-column terminal.
 std::vector<std::string> summary_lines(const comparison& c) {
   std::map<verdict, int> counts;
   for (const auto& row : c.rows) ++counts[row.result.outcome];
@@ -61,10 +105,7 @@ std::vector<std::string> summary_lines(const comparison& c) {
   lines.push_back(fmt::format("Judged {} run{} vs {}: {}, {}, {:.0f}% intervals", c.base_env.runs,
                               c.base_env.runs == 1 ? "" : "s", c.new_env.runs, limit, same,
                               100 * (1 - c.alpha)));
-  lines.push_back(
-      c.host_bound_threshold
-          ? fmt::format("Host-bound measurements: threshold {:.1f}%", 100 * *c.host_bound_threshold)
-          : std::string("Host-bound measurements: judged, not gated"));
+  for (auto& line : gate_lines(c)) lines.push_back(std::move(line));
   return lines;
 }
 
@@ -228,19 +269,34 @@ void write_csv(std::ostream& os, const comparison& c) {
   t.header = {"benchmark",   "params",        "device",       "measurement", "base_samples",
               "new_samples", "base_median_s", "new_median_s", "change",      "p_value",
               "verdict",     "regression",    "interval_lo",  "interval_hi", "base_runs",
-              "new_runs",    "host_bound",    "gated"};
-  t.right = {false, false, false, false, true, true, true, true,  true,
-             true,  false, false, true,  true, true, true, false, false};
+              "new_runs",    "host_bound",    "gated",        "clock",       "gate_class",
+              "gate_reason"};
+  t.right = {false, false, false, false, true, true,  true,  true,  true,  true, false,
+             false, true,  true,  true,  true, false, false, false, false, false};
   const auto number = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; };
   const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
   for (const auto& r : c.rows)
-    t.rows.push_back(
-        {r.benchmark, params_text(r.params), r.device, r.measurement,
-         fmt::format("{}", r.base_samples), fmt::format("{}", r.new_samples),
-         number(r.result.base_median), number(r.result.new_median), number(r.result.change),
-         number(r.result.p_value), std::string(to_string(r.result.outcome)), flag(r.regression()),
-         number(r.result.lo), number(r.result.hi), fmt::format("{}", r.result.base_runs),
-         fmt::format("{}", r.result.new_runs), flag(r.host_bound), flag(r.gated)});
+    t.rows.push_back({r.benchmark,
+                      params_text(r.params),
+                      r.device,
+                      r.measurement,
+                      fmt::format("{}", r.base_samples),
+                      fmt::format("{}", r.new_samples),
+                      number(r.result.base_median),
+                      number(r.result.new_median),
+                      number(r.result.change),
+                      number(r.result.p_value),
+                      std::string(to_string(r.result.outcome)),
+                      flag(r.regression()),
+                      number(r.result.lo),
+                      number(r.result.hi),
+                      fmt::format("{}", r.result.base_runs),
+                      fmt::format("{}", r.result.new_runs),
+                      flag(r.host_bound),
+                      flag(r.gated),
+                      std::string(clock_name(r.clock)),
+                      std::string(to_string(r.kind)),
+                      gate_reason(r)});
   write_csv_table(os, t);
 }
 
@@ -301,7 +357,11 @@ json to_json(const comparison& c) {
                 {"limit", r.result.limit},
                 {"p_value", r.result.p_value},
                 {"host_bound", r.host_bound},
+                {"clock", clock_name(r.clock)},
+                {"gate_class", to_string(r.kind)},
                 {"gated", r.gated},
+                {"threshold", r.threshold},
+                {"gate_reason", gate_reason(r)},
                 {"verdict", v},
                 {"regression", r.regression()}};
     if (!r.result.note.empty()) row["note"] = r.result.note;
@@ -312,6 +372,7 @@ json to_json(const comparison& c) {
             {"alpha", c.alpha},
             {"same_margin", c.same_margin},
             {"run_noise", c.run_noise},
+            {"host_threshold", c.host_threshold ? json(*c.host_threshold) : json(nullptr)},
             {"host_bound_threshold",
              c.host_bound_threshold ? json(*c.host_bound_threshold) : json(nullptr)},
             {"test", "Hodges-Lehmann shift of log times with its Mann-Whitney (distribution-free) "
@@ -322,6 +383,10 @@ json to_json(const comparison& c) {
               {"same", counts["same"]},
               {"inconclusive", counts["inconclusive"]},
               {"regressions", c.regressions()},
+              {"gated", c.gated_rows()},
+              {"not_gated",
+               {{"host", c.host_threshold ? 0 : c.rows_of(gate_class::host)},
+                {"host-bound", c.host_bound_threshold ? 0 : c.rows_of(gate_class::host_bound)}}},
               {"compared", c.rows.size()},
               {"base_measurements", c.base_measurements},
               {"compared_share", c.compared_share()},
@@ -363,10 +428,10 @@ void write_junit(std::ostream& os, const comparison& c) {
     const auto name =
         fmt::format("{} [{}] on {}", measurement_text(r), params_text(r.params), r.device);
     const auto detail =
-        fmt::format("{}: change {} interval {} ({} -> {}, {} runs vs {}, limit {:.1f}%)",
+        fmt::format("{}: change {} interval {} ({} -> {}, {} runs vs {}, limit {:.1f}%; {})",
                     verdict_text(r), percent(r.result.change), interval_text(r.result),
                     format_seconds(r.result.base_median), format_seconds(r.result.new_median),
-                    r.result.base_runs, r.result.new_runs, 100 * r.result.limit);
+                    r.result.base_runs, r.result.new_runs, 100 * r.result.limit, gate_reason(r));
     os << "    <testcase classname=\"gpubench." << xml_escape(r.benchmark) << "\" name=\""
        << xml_escape(name) << "\">\n";
     if (r.regression())
