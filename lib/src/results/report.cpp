@@ -186,17 +186,20 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
     std::string marks = telemetry_flagged(m.telemetry) ? "*" : "";
     if (m.host_bound) marks += "^";
     const std::string name = marks.empty() ? m.name : m.name + " " + marks;
-    // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed.
+    // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed;
+    // /d: flushed by writing (dirty lines, --l2-flush write).
     const std::string source = m.timing == gpu_timing::timestamps ? "ts" : "gpu";
-    t.rows.push_back({name, m.clock == clock_kind::gpu ? (m.cold ? source : source + "/w") : "host",
-                      format_seconds(m.stats.median), format_seconds(m.stats.min),
-                      fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
-                      std::to_string(m.stats.count), stop_text(m),
-                      bps > 0 ? format_bytes_per_s(bps) : "",
-                      ips <= 0   ? ""
-                      : one_unit ? scaled(ips, "")
-                                 : format_rate(ips, m.work.item_unit),
-                      peak_text(m)});
+    const std::string flushed = m.l2_flush == l2_flush_mode::write ? source + "/d"
+                                : m.cold                           ? source
+                                                                   : source + "/w";
+    t.rows.push_back(
+        {name, m.clock == clock_kind::gpu ? flushed : "host", format_seconds(m.stats.median),
+         format_seconds(m.stats.min), fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
+         std::to_string(m.stats.count), stop_text(m), bps > 0 ? format_bytes_per_s(bps) : "",
+         ips <= 0   ? ""
+         : one_unit ? scaled(ips, "")
+                    : format_rate(ips, m.work.item_unit),
+         peak_text(m)});
   }
   say_constant_columns_once(os, t);
   std::ostringstream rows;
@@ -226,7 +229,8 @@ void write_table(std::ostream& os, const run_report& rep, const summary_writers&
   // One line that says what the columns mean and why a row stopped where it did.
   // One line (issue 13: a one-line legend), unlike the tables above it, which fit 120 columns.
   if (!rep.results.empty())
-    os << "Legend: clock gpu = CUDA events (after an L2 flush; gpu/w = --warm), ts = the GPU's own "
+    os << "Legend: clock gpu = CUDA events (after an L2 flush by reading; gpu/d = flushed by "
+          "writing, --l2-flush write; gpu/w = not flushed, --warm), ts = the GPU's own "
           "kernel timestamps (--timestamps), host = steady clock; rel.sd = relative standard "
           "deviation; n = samples; of peak (D2D) = % of the "
           "theoretical peak (of the measured device-to-device copy); stop: noise = rel.sd <= "
