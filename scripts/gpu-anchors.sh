@@ -7,10 +7,11 @@
 #
 # PATH is the gpubench binary (default: $GPUBENCH, else build/app/gpubench). The reference tools
 # are built beforehand, on any machine with nvcc, by scripts/anchors/build.sh, which leaves them
-# in .deps/ (copy that folder along): .deps/nvbench/bin/gpubench-nvbench and
-# .deps/babelstream/bin/cuda-stream (GPUBENCH_DEPS=DIR: DIR instead of .deps). OUT_DIR receives every tool's raw output (nvbench.json with
-# its samples, gpubench-*.json, babelstream.csv) and summary.md / summary.json, which set them
-# side by side (scripts/anchors/summarize.py).
+# in .deps/ (copy that folder along; GPUBENCH_DEPS=DIR reads them from DIR instead):
+# .deps/nvbench/bin/gpubench-nvbench and .deps/babelstream/bin/cuda-stream. OUT_DIR receives
+# every tool's raw output (nvbench.json with its samples, gpubench-*.json, babelstream.csv, each
+# step's stdout and stderr) and summary.md / summary.json, which set them side by side
+# (scripts/anchors/summarize.py).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${GPUBENCH:-$root/build/app/gpubench}
@@ -20,7 +21,8 @@ deps=${GPUBENCH_DEPS:-$root/.deps}
 nvbench=$deps/nvbench/bin/gpubench-nvbench
 babelstream=$deps/babelstream/bin/cuda-stream
 for tool in "$bin" "$nvbench" "$babelstream"; do
-  [[ -x $tool ]] || { echo "gpu-anchors.sh: $tool is missing (scripts/anchors/build.sh)" >&2; exit 2; }
+  [[ -x $tool ]] || { echo "gpu-anchors.sh: $tool is missing (see scripts/anchors/build.sh)" >&2
+                      exit 2; }
 done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -8,12 +8,13 @@
 #
 #   scripts/anchors/build.sh [BUILD_DIR]
 #
-# GPUBENCH_DEPS=DIR puts them in DIR instead of .deps. BUILD_DIR is a gpubench build (default: build/) whose cuda/libgpubench_cuda.a the nvbench
-# benchmarks link, so they time the very code gpubench runs. nvbench comes from the cuda-bench
-# wheel (PyPI, version 0.3.0, its CUDA 13 build: cuda/bench/cu13/nvbench/{include,lib}),
-# downloaded with pip and unpacked into .deps/nvbench the first time. BabelStream's sources are
-# read from .deps/babelstream/src (main.cpp, *.h and cuda/CUDAStream.{cu,h} of
-# github.com/UoB-HPC/BabelStream; BABELSTREAM_SRC=DIR copies them from a checkout's src/ first).
+# GPUBENCH_DEPS=DIR puts them in DIR instead of .deps. BUILD_DIR is a gpubench build (default:
+# build/) whose cuda/libgpubench_cuda.a the nvbench benchmarks link, so they time the very code
+# gpubench runs. nvbench comes from the cuda-bench wheel (PyPI, version 0.3.0, its CUDA 13 build:
+# cuda/bench/cu13/nvbench/{include,lib}), downloaded with pip and unpacked into .deps/nvbench the
+# first time. BabelStream's sources are read from .deps/babelstream/src (main.cpp, *.h and
+# cuda/CUDAStream.{cu,h} of github.com/UoB-HPC/BabelStream; BABELSTREAM_SRC=DIR copies them from a
+# checkout's src/ first).
 # Where nvml.h is missing, BabelStream's memory-clock read through NVML is replaced by the CUDA
 # attribute (it only feeds the "GB/s PEAK" line it prints); nothing it measures changes.
 set -euo pipefail
@@ -77,4 +78,5 @@ fi
 "$nvcc" -O3 -std=c++20 -arch="$arch" -DCUDA -DDEFAULT -DGRID_STRIDE -DUNROLL_FACTOR=4 \
   --extended-lambda -I"$bs/build" "$bs/build/main.cpp" "$bs/build/CUDAStream.cu" \
   "${nvml_link[@]}" -o "$bs/bin/cuda-stream"
-echo "built $bs/bin/cuda-stream${nvml_link[*]:+ (with NVML)}${nvml_link[*]:- (memory clock from the CUDA attribute, no NVML)}"
+if (( ${#nvml_link[@]} )); then how="with NVML"; else how="memory clock from the CUDA attribute"; fi
+echo "built $bs/bin/cuda-stream ($how)"

@@ -119,6 +119,10 @@ def us(s):
     return "" if s is None or math.isnan(s) else f"{s * 1e6:.2f}"
 
 
+def gbs(x):
+    return "" if math.isnan(x) else f"{x:.0f}"
+
+
 def pct(d):
     return "" if math.isnan(d) else f"{d * 100:+.1f}%"
 
@@ -128,12 +132,22 @@ def power_name(n):
     return f"2^{k}" if 1 << k == n else str(n)
 
 
+def present(path):
+    """False, said on stderr, when a step left no output (its .err file says why)."""
+    if os.path.exists(path):
+        return True
+    print(f"summarize.py: {path} is missing; its columns stay empty", file=sys.stderr)
+    return False
+
+
 def main():
     out = sys.argv[1]
-    nv = nvbench_states(os.path.join(out, "nvbench.json"))
-    modes = {mode: gpubench_medians(os.path.join(out, f"gpubench-vecadd-{mode}.json"),
-                                    ("n", "kernel"))
-             for mode in ("read", "write")}
+    path = os.path.join(out, "nvbench.json")
+    nv = nvbench_states(path) if present(path) else {}
+    modes = {}
+    for mode in ("read", "write"):
+        path = os.path.join(out, f"gpubench-vecadd-{mode}.json")
+        modes[mode] = gpubench_medians(path, ("n", "kernel")) if present(path) else {}
     summary = {"vecadd": [], "stream": [], "nvbench_stream": [], "targets": {}}
     md = ["# gpubench beside nvbench and BabelStream", ""]
 
@@ -141,11 +155,11 @@ def main():
            "| kernel | n | nvbench | gpubench read | gpubench write | read vs nvbench "
            "| write vs nvbench |", "|---|---|---:|---:|---:|---:|---:|"]
     write_ok = read_ok = True
-    for (bench, axes), st in sorted(nv.items(), key=lambda kv: (kv[0][1])):
-        if bench != "vecadd":
-            continue
-        a = dict(axes)
-        n, kernel = a["n"], a["kernel"]
+    keys = {(k[1], k[0]) for m in modes.values() for k in m}  # (kernel, n) gpubench measured
+    keys |= {(dict(axes)["kernel"], dict(axes)["n"]) for bench, axes in nv if bench == "vecadd"}
+    for kernel, n in sorted(keys):
+        st = nv.get(("vecadd", tuple(sorted({"kernel": kernel, "n": n}.items()))),
+                    {"median_s": math.nan, "mean_s": math.nan, "samples": 0})
         read = modes["read"].get((n, kernel, "kernel"), (math.nan, None, math.nan))
         write = modes["write"].get((n, kernel, "kernel"), (math.nan, None, math.nan))
         row = {"kernel": kernel, "n": n, "nvbench_median_s": st["median_s"],
@@ -163,16 +177,21 @@ def main():
         md.append(f"| {kernel} | {power_name(n)} | {us(st['median_s'])} | {us(read[0])} "
                   f"| {us(write[0])} | {pct(row['read_vs_nvbench'])} "
                   f"| {pct(row['write_vs_nvbench'])} |")
+    if not any(r["kernel"] == "seed" for r in summary["vecadd"]):
+        write_ok = read_ok = None  # nothing measured: no verdict
     summary["targets"] = {
         "seed_write_within_3pct_every_n": write_ok,
         "seed_read_within_1pct_from_2^26": read_ok,
     }
+    verdict = {True: "yes", False: "NO", None: "not measured"}
     md += ["", f"Seed kernel, --l2-flush write within 3% of nvbench at every n: "
-           f"{'yes' if write_ok else 'NO'}; default (read) within 1% at n >= 2^26: "
-           f"{'yes' if read_ok else 'NO'}.", ""]
+           f"{verdict[write_ok]}; default (read) within 1% at n >= 2^26: {verdict[read_ok]}.",
+           ""]
 
-    stream = gpubench_medians(os.path.join(out, "gpubench-stream.json"), ("n",))
-    babel = babelstream_rows(os.path.join(out, "babelstream.csv"))
+    path = os.path.join(out, "gpubench-stream.json")
+    stream = gpubench_medians(path, ("n",)) if present(path) else {}
+    path = os.path.join(out, "babelstream.csv")
+    babel = babelstream_rows(path) if present(path) else {}
     weights = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2}
     md += ["## stream at 2^28 f32: times in us, bandwidth in GB/s (10^9 bytes/s)", "",
            "| kernel | nvbench median | gpubench median | gpubench GB/s | BabelStream min "
@@ -193,8 +212,8 @@ def main():
                "gpubench_vs_babelstream_min": diff(g[0], b.get("min_s", math.nan))}
         summary["stream"].append(row)
         md.append(f"| {op} | {us(row['nvbench_median_s'])} | {us(g[0])} "
-                  f"| {row['gpubench_gb_per_s']:.0f} | {us(row['babelstream_min_s'])} "
-                  f"| {us(row['babelstream_avg_s'])} | {row['babelstream_gb_per_s']:.0f} "
+                  f"| {gbs(row['gpubench_gb_per_s'])} | {us(row['babelstream_min_s'])} "
+                  f"| {us(row['babelstream_avg_s'])} | {gbs(row['babelstream_gb_per_s'])} "
                   f"| {pct(row['gpubench_vs_babelstream_min'])} |")
 
     md += ["", "## nvbench, stream's kernels (cold, f32): medians in us", "",
