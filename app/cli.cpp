@@ -93,6 +93,8 @@ struct raw_text {
   std::string output_format;
   CLI::Option* format_option = nullptr;
   CLI::Option* output_option = nullptr;
+  std::string l2_flush; ///< --l2-flush, read in finish_common_options
+  CLI::Option* l2_flush_option = nullptr;
 };
 std::vector<std::unique_ptr<raw_text>>& raw_store() {
   static std::vector<std::unique_ptr<raw_text>> store;
@@ -145,7 +147,14 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
           "wall seconds per measurement at most, warm-up included (above 0, at most 86400)",
           "SECONDS")
         ->transform(number_text);
-    cmd.add_flag("--warm", opts.measure.warm, "do not flush L2 between GPU samples");
+    cmd.add_flag("--warm", opts.measure.warm,
+                 "do not flush L2 between GPU samples (the same as --l2-flush none)");
+    raw.l2_flush_option =
+        cmd.add_option("--l2-flush", raw.l2_flush,
+                       "how L2 is emptied before each GPU sample: read (clean lines), write "
+                       "(dirty lines, as nvbench), none (as --warm)")
+            ->type_name("{read|write|none}")
+            ->default_str("read");
     // -- issue 14: launch-free timing, telemetry, energy --
     cmd.add_option("--batch-time", opts.measure.batch_time,
                    "also time back-to-back launches, about S seconds a sample, as rows '<name> "
@@ -205,6 +214,13 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   if (raw.output_option->count() > 0 && opts.output_path.empty())
     check_output_path(opts.output_path); // says that an empty path is an error
   opts.measure.max_noise = parse_percent(raw.max_noise, "max-noise");
+  if (raw.l2_flush_option != nullptr && raw.l2_flush_option->count() > 0) {
+    const auto mode = parse_l2_flush_mode(raw.l2_flush);
+    if (!mode)
+      throw usage_error(
+          fmt::format("--l2-flush: '{}' is not one of {}", clip(raw.l2_flush), l2_flush_choices()));
+    opts.measure.l2_flush = mode;
+  }
   opts.verbosity = raw.quiet ? 0 : raw.verbose ? 2 : 1;
   if (opts.cpu_threads < 0 || opts.cpu_threads > 4096)
     throw usage_error(
@@ -224,6 +240,7 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
       if (given) unused += (unused.empty() ? "" : ", ") + std::string(name);
     };
     note(opts.measure.warm, "--warm");
+    note(opts.measure.l2_flush.has_value(), "--l2-flush");
     note(opts.measure.timestamps, "--timestamps");
     note(opts.measure.batch_time > 0, "--batch-time");
     if (!unused.empty())

@@ -8,6 +8,7 @@
 #                      no build and no ctest: DIR holds app/gpubench and tests/gpubench_gpu_tests
 #                      built elsewhere (as the device tool carries them); runs the GPU test
 #                      executable, then the benchmarks. For a GPU machine lent for minutes.
+#   GPUBENCH_ANCHORS=1 scripts/gpu-check.sh ...   also scripts/gpu-anchors.sh into OUT_DIR/anchors
 #
 # Dependencies not installed on the machine may sit in .deps/ (Catch2 2.x and stb, unpacked from
 # Debian's packages with dpkg -x); the script points CMake at them.
@@ -79,6 +80,11 @@ echo "== gpubench compare ci-smoke-1.json ci-smoke-2.json" | tee -a "$out/bench.
 "$bin" compare "$out/ci-smoke-1.json" "$out/ci-smoke-2.json" 2>&1 | tee -a "$out/bench.txt"
 echo "(compare exit ${PIPESTATUS[0]})" | tee -a "$out/bench.txt"
 run seed-reproduction run "$root/configs/seed-reproduction.json"
+# GPUBENCH_ANCHORS=1: also nvbench and BabelStream beside gpubench (scripts/gpu-anchors.sh, about
+# 3 minutes; the tools built beforehand by scripts/anchors/build.sh into .deps/).
+if [[ ${GPUBENCH_ANCHORS:-0} == 1 ]]; then
+  "$root/scripts/gpu-anchors.sh" --gpubench "$bin" "$out/anchors" 2>&1 | tee -a "$out/bench.txt"
+fi
 # More commands for this call only: GPUBENCH_EXTRA="$bin augment ... ; ..."
 export bin out
 if [[ -n "${GPUBENCH_EXTRA:-}" ]]; then bash -c "$GPUBENCH_EXTRA" 2>&1 | tee -a "$out/bench.txt"; fi

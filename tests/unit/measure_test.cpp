@@ -144,3 +144,25 @@ TEST_CASE("stopping: an interruption during warm-up leaves no sample", "[measure
   CHECK(out.samples.empty());
   CHECK_FALSE(out.converged);
 }
+
+TEST_CASE("--l2-flush: each mode reads back from its name; anything else is no mode", "[measure]") {
+  for (const auto mode : {l2_flush_mode::read, l2_flush_mode::write, l2_flush_mode::none})
+    CHECK(parse_l2_flush_mode(to_string(mode)) == mode);
+  CHECK(to_string(l2_flush_mode::write) == "write");
+  CHECK_FALSE(parse_l2_flush_mode("Write").has_value());
+  CHECK_FALSE(parse_l2_flush_mode("").has_value());
+  CHECK_FALSE(parse_l2_flush_mode("memset").has_value());
+  CHECK(l2_flush_choices() == "read, write, none");
+}
+
+TEST_CASE("--l2-flush: read unless given; --warm is none", "[measure]") {
+  measure_options o;
+  CHECK(effective_l2_flush(o) == l2_flush_mode::read);
+  o.l2_flush = l2_flush_mode::write;
+  CHECK(effective_l2_flush(o) == l2_flush_mode::write);
+  o.l2_flush = l2_flush_mode::none;
+  CHECK(effective_l2_flush(o) == l2_flush_mode::none);
+  o.l2_flush.reset();
+  o.warm = true;
+  CHECK(effective_l2_flush(o) == l2_flush_mode::none);
+}

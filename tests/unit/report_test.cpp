@@ -77,6 +77,33 @@ TEST_CASE("JSON carries the schema id and survives a round trip", "[report]") {
   CHECK(to_json(back) == j);
 }
 
+TEST_CASE("a GPU row records its L2 flush; a file without the field still loads", "[report]") {
+  auto rep = sample_report();
+  auto& m = rep.results.at(0).measurements.at(0);
+  m.l2_flush = l2_flush_mode::write;
+  const auto j = to_json(rep);
+  CHECK(j["results"][0]["measurements"][0]["l2_flush"] == "write");
+  CHECK(j["results"][0]["measurements"][0]["cold"] == true);
+  CHECK(report_from_json(j).results.at(0).measurements.at(0).l2_flush == l2_flush_mode::write);
+  CHECK(to_json(report_from_json(j)) == j);
+  // The table says a write-flushed row apart from a read-flushed one.
+  const auto text = render(rep, output_format::table);
+  INFO(text);
+  CHECK(text.find("gpu/d") != std::string::npos);
+  CHECK(text.find("gpu/d = CUDA events, L2 flushed by writing") != std::string::npos);
+
+  auto old = j;
+  old["results"][0]["measurements"][0].erase("l2_flush");
+  const auto back = report_from_json(old).results.at(0).measurements.at(0);
+  CHECK_FALSE(back.l2_flush.has_value());
+  CHECK(back.cold);
+  CHECK_FALSE(to_json(back).contains("l2_flush"));
+
+  // Host rows never carry one.
+  m.clock = clock_kind::host;
+  CHECK_FALSE(to_json(m).contains("l2_flush"));
+}
+
 TEST_CASE("reading a result file names the bad path", "[report]") {
   auto j = to_json(sample_report());
   j["results"][0]["measurements"][0]["samples"][1] = "fast";

@@ -309,6 +309,62 @@ TEST_CASE("the command line overrides the file's options", "[run_file]") {
   CHECK(opts.measure.warmup == gpubench::measure_options{}.warmup); // file left it out
 }
 
+TEST_CASE("\"l2-flush\" takes read, write or none; beside \"warm\": true only none", "[run_file]") {
+  auto j = minimal();
+  for (const char* mode : {"read", "write", "none"}) {
+    j["options"] = {{"l2-flush", mode}};
+    CHECK(gpubench::parse_run_file(j, catalog()).options.l2_flush ==
+          gpubench::parse_l2_flush_mode(mode));
+  }
+  j["options"] = {{"l2-flush", "dirty"}};
+  CHECK_THAT(error_of(j),
+             Contains("options.l2-flush: \"dirty\"") && Contains("one of read, write, none"));
+  j["options"] = {{"l2-flush", true}};
+  CHECK_THAT(error_of(j), Contains("options.l2-flush") && Contains("one of read, write, none"));
+  j["options"] = {{"warm", true}, {"l2-flush", "write"}};
+  CHECK_THAT(error_of(j), Contains("options: \"warm\": true means \"l2-flush\": \"none\"") &&
+                              Contains("conflicts with \"l2-flush\": \"write\""));
+  j["options"] = {{"warm", true}, {"l2-flush", "none"}};
+  CHECK(gpubench::parse_run_file(j, catalog()).options.l2_flush == gpubench::l2_flush_mode::none);
+  j["options"] = {{"warm", false}, {"l2-flush", "write"}};
+  CHECK(gpubench::parse_run_file(j, catalog()).options.l2_flush == gpubench::l2_flush_mode::write);
+}
+
+TEST_CASE("--warm or --l2-flush on the command line replaces both of the file's flush keys",
+          "[run_file]") {
+  gpubench::run_file_options file;
+  file.warm = true;
+  file.l2_flush = gpubench::l2_flush_mode::none;
+  std::string device = "0";
+  SECTION("neither given: the file's keys apply") {
+    gpubench::common_options opts;
+    gpubench::apply_run_file_options(file, opts, device, [](std::string_view) { return false; });
+    CHECK(opts.measure.warm);
+    CHECK(opts.measure.l2_flush == gpubench::l2_flush_mode::none);
+    CHECK_NOTHROW(gpubench::validate(opts.measure));
+  }
+  SECTION("--l2-flush write given: the file's warm does not conflict with it") {
+    gpubench::common_options opts;
+    opts.measure.l2_flush = gpubench::l2_flush_mode::write;
+    gpubench::apply_run_file_options(
+        file, opts, device, [](std::string_view option) { return option == "--l2-flush"; });
+    CHECK_FALSE(opts.measure.warm);
+    CHECK(gpubench::effective_l2_flush(opts.measure) == gpubench::l2_flush_mode::write);
+    CHECK_NOTHROW(gpubench::validate(opts.measure));
+  }
+  SECTION("--warm given: the file's l2-flush write is dropped") {
+    file.warm = false;
+    file.l2_flush = gpubench::l2_flush_mode::write;
+    gpubench::common_options opts;
+    opts.measure.warm = true;
+    gpubench::apply_run_file_options(file, opts, device,
+                                     [](std::string_view option) { return option == "--warm"; });
+    CHECK(opts.measure.warm);
+    CHECK_FALSE(opts.measure.l2_flush.has_value());
+    CHECK(gpubench::effective_l2_flush(opts.measure) == gpubench::l2_flush_mode::none);
+  }
+}
+
 TEST_CASE("plan_run_file concatenates the points of every entry in file order", "[run_file]") {
   const auto j = json::parse(R"({"benchmarks": [
       {"benchmark": "vecadd", "params": {"n": ["1K", "2K", "4K"]}},

@@ -211,6 +211,13 @@ int stream_default_grid(int device, stream_op op, dtype type, int block) {
   return std::max(1, sms * std::max(1, per_sm));
 }
 
+int stream_vectors_grid(std::size_t bytes, int block) noexcept {
+  constexpr std::size_t max_grid = std::size_t{1} << 20U;
+  const std::size_t vectors = std::max<std::size_t>(1, bytes / 16);
+  const auto per_block = static_cast<std::size_t>(std::max(block, 1));
+  return static_cast<int>(std::min((vectors + per_block - 1) / per_block, max_grid));
+}
+
 std::size_t stream_dot_workspace_bytes(int grid) noexcept {
   return dot_partials_offset + sizeof(double) * static_cast<std::size_t>(std::max(grid, 1));
 }

@@ -47,6 +47,28 @@ std::string_view to_string(gpu_timing t) noexcept {
   return "?";
 }
 
+std::string_view to_string(l2_flush_mode m) noexcept {
+  switch (m) {
+  case l2_flush_mode::read: return "read";
+  case l2_flush_mode::write: return "write";
+  case l2_flush_mode::none: return "none";
+  }
+  return "?";
+}
+
+std::optional<l2_flush_mode> parse_l2_flush_mode(std::string_view s) noexcept {
+  for (auto m : {l2_flush_mode::read, l2_flush_mode::write, l2_flush_mode::none})
+    if (to_string(m) == s) return m;
+  return std::nullopt;
+}
+
+std::string_view l2_flush_choices() noexcept { return "read, write, none"; }
+
+l2_flush_mode effective_l2_flush(const measure_options& opts) noexcept {
+  if (opts.warm) return l2_flush_mode::none;
+  return opts.l2_flush.value_or(l2_flush_mode::read);
+}
+
 void finalize(measurement& m) {
   m.stats = summarize(m.samples);
   m.rates = nlohmann::json::object();
@@ -181,6 +203,12 @@ bool launch_free_timing_usable() noexcept { return !blocking_unusable.load(); }
 void reset_launch_free_timing() noexcept { blocking_unusable.store(false); }
 
 namespace {
+/// Enqueues the flush `mode` asks for on `s` (nothing for none).
+void flush_l2(cuda::l2_flusher& flusher, l2_flush_mode mode, cudaStream_t s) {
+  if (mode == l2_flush_mode::read) flusher.flush_by_reading(s);
+  if (mode == l2_flush_mode::write) flusher.flush_by_writing(s);
+}
+
 measurement from_samples(std::string name, clock_kind clock, sampling_outcome outcome,
                          work_counts work, bool cold) {
   measurement m;
@@ -229,7 +257,8 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   using clock = std::chrono::steady_clock;
   const cuda::event start;
   const cuda::event stop;
-  const bool cold = !opts.warm && flusher_ != nullptr;
+  const l2_flush_mode flush = flusher_ != nullptr ? effective_l2_flush(opts) : l2_flush_mode::none;
+  const bool cold = flush != l2_flush_mode::none;
   // The blocking kernel gives up after 1 s, far longer than any enqueue of one sample's work.
   cuda::blocking_kernel blocker(1.0);
   bool blocked = kind == body_kind::asynchronous && !blocking_unusable.load();
@@ -242,7 +271,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   const auto one = [&](bool timed, std::uint64_t hold_ns = 0) {
     double took = 0;
     const bool valid = enqueue_held(blocker, blocked && hold_ns == 0, stream_, [&] {
-      if (cold) flusher_->flush(stream_); // outside the timed region
+      if (cold) flush_l2(*flusher_, flush, stream_); // outside the timed region
       if (hold_ns > 0) cuda::launch_delay_ns(hold_ns, stream_);
       start.record(stream_);
       const auto t0 = clock::now();
@@ -279,7 +308,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     // Lazy module loading (CUDA's default) loads a kernel's code at its first launch, and that
     // load can wait for the GPU to go idle: behind the blocking kernel it would stall until the
     // blocker's timeout. One untimed run first loads whatever the body (and the delay) launches.
-    if (cold) flusher_->flush(stream_);
+    if (cold) flush_l2(*flusher_, flush, stream_);
     body(stream_);
     if (delay_ns > 0) cuda::launch_delay_ns(delay_ns, stream_);
     GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
@@ -290,6 +319,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
   auto m =
       from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), cold);
   m.timing = blocked ? gpu_timing::launch_free : gpu_timing::includes_launch;
+  m.l2_flush = flush;
   if (!enqueue.empty() && m.stats.median > 0) {
     m.host_enqueue_s = summarize(enqueue).median;
     // Behind the blocking kernel the host's enqueue is outside the timed region, however slow:
@@ -352,6 +382,7 @@ measurement gpu_sampler::run_batch(std::string name, const measure_options& opts
   auto m =
       from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), false);
   m.timing = gpu_timing::batch;
+  m.l2_flush = l2_flush_mode::none;
   m.batch_launches = launches;
   m.batch_launch_free = held;
   telemetry.finish(m);
@@ -363,7 +394,8 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
                             const std::function<void(cudaStream_t)>& body, std::string& why) {
   auto trace = cuda::kernel_timestamps::open(why);
   if (!trace) return std::nullopt;
-  const bool cold = !opts.warm && flusher_ != nullptr;
+  const l2_flush_mode flush = flusher_ != nullptr ? effective_l2_flush(opts) : l2_flush_mode::none;
+  const bool cold = flush != l2_flush_mode::none;
   // Held as in run(): a body of several kernels then runs them back to back, so the span holds
   // the GPU's gaps between them, not the host's.
   cuda::blocking_kernel blocker(1.0);
@@ -371,7 +403,7 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
   // A body that throws leaves the window open: the tracer's destructor closes it.
   const auto one = [&] {
     const bool valid = enqueue_held(blocker, held, stream_, [&] {
-      if (cold) flusher_->flush(stream_); // before begin(): not part of the sample
+      if (cold) flush_l2(*flusher_, flush, stream_); // before begin(): not part of the sample
       trace->begin();
       body(stream_);
       trace->end();
@@ -385,7 +417,7 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
   };
   // Tracing instruments the kernels at their next launch, which may wait for an idle GPU: one
   // untimed run outside any hold.
-  if (cold) flusher_->flush(stream_);
+  if (cold) flush_l2(*flusher_, flush, stream_);
   body(stream_);
   GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
   (void)trace->span_s();
@@ -394,6 +426,7 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
   auto m =
       from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), cold);
   m.timing = gpu_timing::timestamps;
+  m.l2_flush = flush;
   m.launch_free_s = m.stats.median;
   telemetry.finish(m);
   return m;

@@ -35,6 +35,9 @@ void validate(const measure_options& m) {
        fmt::format("{} is out of range (5 to 100)", m.energy_windows));
   need(std::isfinite(m.timeout) && m.timeout > 0 && m.timeout <= 86400, "timeout",
        fmt::format("{} must be a number of seconds in (0, 86400]", m.timeout));
+  need(!m.warm || !m.l2_flush || *m.l2_flush == l2_flush_mode::none, "warm",
+       fmt::format("means --l2-flush none; it conflicts with --l2-flush {} (give one of them)",
+                   m.l2_flush ? to_string(*m.l2_flush) : ""));
 }
 
 // CLI11 2.1 converts integers with strtoll/strtoull in base 0 ("0x10" is 16, "010" is 8, "-1" wraps

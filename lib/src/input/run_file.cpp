@@ -133,6 +133,14 @@ double percent_of(const json& v, std::string_view path) {
   return pct / 100.0;
 }
 
+l2_flush_mode l2_flush_of(const json& v, std::string_view path) {
+  const auto expected = fmt::format("one of {}", l2_flush_choices());
+  if (!v.is_string()) fail(path, v, expected);
+  const auto mode = parse_l2_flush_mode(v.get<std::string>());
+  if (!mode) fail(path, v, expected);
+  return *mode;
+}
+
 std::string device_of(const json& v, std::string_view path) {
   const auto* expected = "a device number, a list of them, or \"all\"";
   if (v.is_number_integer()) return std::to_string(integer_of(v, path, 0, 1023));
@@ -157,9 +165,9 @@ std::string device_of(const json& v, std::string_view path) {
 
 /// The keys of "options": the command line's option names without the dashes.
 constexpr std::string_view option_keys[] = {
-    "device",     "warmup", "min-samples",   "max-samples",    "min-time",  "max-noise",
-    "timeout",    "warm",   "seed",          "cpu-threads",    "cpu-only",  "no-verify",
-    "batch-time", "energy", "energy-window", "energy-windows", "timestamps"};
+    "device",     "warmup", "min-samples",   "max-samples",    "min-time",   "max-noise",
+    "timeout",    "warm",   "seed",          "cpu-threads",    "cpu-only",   "no-verify",
+    "batch-time", "energy", "energy-window", "energy-windows", "timestamps", "l2-flush"};
 
 /// The spelling of "options" before it followed the command line (still read, with a note).
 std::optional<std::string_view> current_spelling(std::string_view old) {
@@ -235,6 +243,13 @@ run_file_options parse_options(const json& j, std::string_view path,
       o.energy_windows = int_of(v, p, 1);
     else if (key == "timestamps")
       o.timestamps = bool_of(v, p);
+    else if (key == "l2-flush")
+      o.l2_flush = l2_flush_of(v, p);
+  }
+  if (o.warm.value_or(false) && o.l2_flush && *o.l2_flush != l2_flush_mode::none) {
+    throw usage_error(fmt::format("{}: \"warm\": true means \"l2-flush\": \"none\"; it conflicts "
+                                  "with \"l2-flush\": \"{}\" (give one of them)",
+                                  path, to_string(*o.l2_flush)));
   }
   if (o.min_samples && o.max_samples && *o.min_samples > *o.max_samples) {
     throw usage_error(fmt::format("{}: min-samples ({}) is larger than max-samples ({})", path,
@@ -369,7 +384,12 @@ void apply_run_file_options(const run_file_options& file, common_options& opts,
   take(file.min_time, "--min-time", opts.measure.min_time);
   take(file.max_noise, "--max-noise", opts.measure.max_noise);
   take(file.timeout, "--timeout", opts.measure.timeout);
-  take(file.warm, "--warm", opts.measure.warm);
+  // --warm and --l2-flush set one thing, the flush: either on the command line replaces both of
+  // the file's.
+  if (!given_on_command_line("--warm") && !given_on_command_line("--l2-flush")) {
+    if (file.warm) opts.measure.warm = *file.warm;
+    if (file.l2_flush) opts.measure.l2_flush = *file.l2_flush;
+  }
   take(file.seed, "--seed", opts.seed);
   take(file.cpu_threads, "--cpu-threads", opts.cpu_threads);
   take(file.cpu_only, "--cpu-only", opts.cpu_only);

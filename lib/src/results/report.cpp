@@ -96,6 +96,15 @@ std::string derived_value(const std::string& key, const json& v) {
   return fmt::format("{:.4g}", x);
 }
 
+/// The clock column: gpu (CUDA events) or ts (the GPU's own kernel timestamps), with /d when L2
+/// was flushed by writing (--l2-flush write) and /w when it was not flushed; host otherwise.
+std::string clock_text(const measurement& m) {
+  if (m.clock != clock_kind::gpu) return "host";
+  const std::string source = m.timing == gpu_timing::timestamps ? "ts" : "gpu";
+  if (m.l2_flush == l2_flush_mode::write) return source + "/d";
+  return m.cold ? source : source + "/w";
+}
+
 /// The stop column: why sampling ended (legend under the table); yes/no for older files.
 std::string stop_text(const measurement& m) {
   if (!m.stopped) return m.converged ? "yes" : "no";
@@ -186,17 +195,16 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
     std::string marks = telemetry_flagged(m.telemetry) ? "*" : "";
     if (m.host_bound) marks += "^";
     const std::string name = marks.empty() ? m.name : m.name + " " + marks;
-    // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed.
-    const std::string source = m.timing == gpu_timing::timestamps ? "ts" : "gpu";
-    t.rows.push_back({name, m.clock == clock_kind::gpu ? (m.cold ? source : source + "/w") : "host",
-                      format_seconds(m.stats.median), format_seconds(m.stats.min),
-                      fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
-                      std::to_string(m.stats.count), stop_text(m),
-                      bps > 0 ? format_bytes_per_s(bps) : "",
-                      ips <= 0   ? ""
-                      : one_unit ? scaled(ips, "")
-                                 : format_rate(ips, m.work.item_unit),
-                      peak_text(m)});
+    // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed;
+    // /d: flushed by writing (dirty lines, --l2-flush write).
+    t.rows.push_back(
+        {name, clock_text(m), format_seconds(m.stats.median),
+         format_seconds(m.stats.min), fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
+         std::to_string(m.stats.count), stop_text(m), bps > 0 ? format_bytes_per_s(bps) : "",
+         ips <= 0   ? ""
+         : one_unit ? scaled(ips, "")
+                    : format_rate(ips, m.work.item_unit),
+         peak_text(m)});
   }
   say_constant_columns_once(os, t);
   std::ostringstream rows;
@@ -225,8 +233,7 @@ std::vector<std::string> legend_items(const run_report& rep) {
     if (r.status == result_status::skipped || r.status == result_status::error) not_run = true;
     for (const auto& m : r.measurements) {
       any = true;
-      const std::string source = m.timing == gpu_timing::timestamps ? "ts" : "gpu";
-      clocks.insert(m.clock == clock_kind::gpu ? (m.cold ? source : source + "/w") : "host");
+      clocks.insert(clock_text(m));
       stops.insert(stop_text(m));
       flagged = flagged || telemetry_flagged(m.telemetry);
       host_bound = host_bound || m.host_bound;
@@ -236,7 +243,10 @@ std::vector<std::string> legend_items(const run_report& rep) {
   std::vector<std::string> items;
   if (!any && !not_run) return items;
   const auto has = [](const std::set<std::string>& s, const char* k) { return s.count(k) > 0; };
-  if (has(clocks, "gpu")) items.emplace_back("gpu = CUDA events, L2 flushed before each sample");
+  if (has(clocks, "gpu")) items.emplace_back("gpu = CUDA events, L2 flushed by reading before each sample");
+  if (has(clocks, "gpu/d"))
+    items.emplace_back("gpu/d = CUDA events, L2 flushed by writing (--l2-flush write)");
+  if (has(clocks, "ts/d")) items.emplace_back("ts/d = kernel timestamps, L2 flushed by writing");
   if (has(clocks, "gpu/w")) items.emplace_back("gpu/w = CUDA events, L2 not flushed (--warm)");
   if (has(clocks, "ts")) items.emplace_back("ts = the GPU's kernel timestamps");
   if (has(clocks, "ts/w")) items.emplace_back("ts/w = the GPU's kernel timestamps, L2 not flushed");
@@ -270,8 +280,8 @@ void write_legend(std::ostream& os, const run_report& rep) {
 } // namespace
 
 const char* const table_legend_help =
-    "Table columns: clock gpu = CUDA events with L2 flushed before each sample (gpu/w: --warm,\n"
-    "  not flushed), ts = the GPU's own kernel timestamps (--timestamps), host = the host's steady\n"
+    "Table columns: clock gpu = CUDA events with L2 flushed by reading before each sample\n"
+    "  (gpu/d = flushed by writing, --l2-flush write; gpu/w = not flushed, --warm), ts = the GPU's own kernel timestamps (--timestamps), host = the host's steady\n"
     "  clock; rel.sd = relative standard deviation; n = samples; of peak (D2D) = % of the\n"
     "  theoretical peak bandwidth (of the measured device-to-device copy); stop: noise = rel.sd\n"
     "  <= --max-noise, stable = the trimmed mean's 95% interval within +-max-noise/4, max-n,\n"

@@ -95,6 +95,7 @@ json to_json(const measurement& m) {
   // Issue 14: why sampling stopped, how GPU samples were timed, what the GPU was doing.
   if (m.stopped) j["stop_reason"] = std::string(to_string(*m.stopped));
   if (m.timing) j["timing"] = std::string(to_string(*m.timing));
+  if (m.clock == clock_kind::gpu && m.l2_flush) j["l2_flush"] = std::string(to_string(*m.l2_flush));
   if (m.invalid_samples > 0) j["invalid_samples"] = m.invalid_samples;
   if (m.batch_launches > 0) {
     j["batch_launches"] = m.batch_launches;
@@ -296,6 +297,9 @@ measurement measurement_from_json(const json& j, const std::string& path) {
                    gpu_timing::timestamps})
       if (to_string(k) == t->get<std::string>()) m.timing = k;
   }
+  // Files written before --l2-flush have none: `cold` alone says read or none.
+  if (const auto* f = r.maybe("l2_flush", json::value_t::string))
+    m.l2_flush = parse_l2_flush_mode(f->get<std::string>());
   if (const auto* d = r.maybe("description", json::value_t::string)) m.description = *d;
   if (r.maybe("invalid_samples", json::value_t::number_integer) != nullptr)
     m.invalid_samples = integer_in<std::size_t>(r, "invalid_samples", 0, std::size_t{1} << 40);

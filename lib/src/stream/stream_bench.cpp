@@ -25,9 +25,6 @@ using nlohmann::json;
 
 namespace {
 
-/// The most blocks a grid gets; beyond, threads loop.
-constexpr std::size_t max_grid = std::size_t{1} << 20U;
-
 /// The array `op` writes, among a, b, c.
 template <typename Array>
 Array& output_of(stream_op op, Array& a, Array& b, Array& c) {
@@ -83,16 +80,10 @@ result run_stream_point(const json& point, run_context& ctx) {
   const auto grid_mode = point.value("grid", std::string("vectors"));
   const auto grid_for = [&](stream_op op) {
     if (grid_mode == "device") return cuda::stream_default_grid(device, op, type, cfg.block);
-    if (grid_mode == "vectors") {
-      const std::size_t vectors = std::max<std::size_t>(1, bytes / 16);
-      const std::size_t blocks = (vectors + cfg.block - 1) / static_cast<std::size_t>(cfg.block);
-      return static_cast<int>(std::min<std::size_t>(blocks, max_grid));
-    }
+    if (grid_mode == "vectors") return cuda::stream_vectors_grid(bytes, cfg.block);
     return std::stoi(grid_mode);
   };
-  // The last block of dot adds one partial per block: beyond 2^14 blocks that serial tail costs
-  // more than the extra blocks gain, so dot's grid stops there and its threads loop.
-  const int dot_grid = std::min(grid_for(stream_op::dot), 1 << 14);
+  const int dot_grid = std::min(grid_for(stream_op::dot), cuda::stream_dot_max_grid);
   const std::size_t dot_bytes = cuda::stream_dot_workspace_bytes(dot_grid);
   cuda::require_device_memory(3 * bytes + dot_bytes, label.c_str());
   gpu_setup gpu(ctx.device_with_peaks(device), ctx.telemetry(device));

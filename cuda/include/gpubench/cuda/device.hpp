@@ -35,15 +35,20 @@ device_info query_device(int device);
 std::string driver_version_string() noexcept;
 std::string runtime_version_string() noexcept;
 
-/// Reads a buffer twice the L2's size so the next timed region starts with a cold cache and no
-/// dirty lines to write back (kernel in l2_flush.cu).
+/// Empties L2 before a timed region (kernel in l2_flush.cu), on stream `s`, the launch checked.
 class l2_flusher {
 public:
   explicit l2_flusher(int l2_bytes);
-  void flush(cudaStream_t s);
+  /// Reads a buffer twice the L2's size: the next region starts with a cold cache and no dirty
+  /// lines to write back (gpubench's default, --l2-flush read).
+  void flush_by_reading(cudaStream_t s);
+  /// Writes zeros over an L2-sized buffer, as nvbench does (--l2-flush write): the cache is left
+  /// full of dirty lines, whose write-back the next region pays for.
+  void flush_by_writing(cudaStream_t s);
 
 private:
   device_buffer<std::byte> buffer_;
+  std::size_t l2_bytes_;
 };
 
 } // namespace gpubench::cuda

@@ -68,6 +68,14 @@ struct stream_arrays {
 /// A grid sized to the device: every SM filled once with resident blocks of `op`'s kernel.
 int stream_default_grid(int device, stream_op op, dtype type, int block);
 
+/// The grid of `--grid vectors`: one 16-byte vector of an array of `bytes` per thread, at most
+/// 2^20 blocks (beyond, threads loop). Shared by gpubench stream and its nvbench cross-check.
+int stream_vectors_grid(std::size_t bytes, int block) noexcept;
+
+/// The most blocks dot takes: its last block adds one partial per block, and beyond 2^14 blocks
+/// that serial tail costs more than the extra blocks gain, so dot's threads loop instead.
+inline constexpr int stream_dot_max_grid = 1 << 14;
+
 /// Bytes of dot's workspace for a grid of `grid` blocks (a counter, the result, one partial sum
 /// per block).
 std::size_t stream_dot_workspace_bytes(int grid) noexcept;

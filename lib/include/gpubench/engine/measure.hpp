@@ -20,6 +20,16 @@ class l2_flusher;
 }
 class telemetry_source;
 
+/// How L2 is emptied before each GPU sample (--l2-flush). read: a kernel reads a buffer twice the
+/// L2's size, leaving clean lines (gpubench's default); write: a memset of an L2-sized buffer, as
+/// nvbench does, leaving dirty lines whose write-back lands in the timed work; none: no flush
+/// (--warm).
+enum class l2_flush_mode { read, write, none };
+std::string_view to_string(l2_flush_mode m) noexcept;
+std::optional<l2_flush_mode> parse_l2_flush_mode(std::string_view s) noexcept;
+/// The choices as the command line spells them: "read, write, none".
+std::string_view l2_flush_choices() noexcept;
+
 struct measure_options {
   int warmup = 1;          ///< discarded samples before sampling, within the timeout
   int min_samples = 10;    ///< at least this many samples ...
@@ -27,7 +37,10 @@ struct measure_options {
   double min_time = 0.1;   ///< seconds of sampled time before stopping on noise
   double max_noise = 0.01; ///< stop once stddev / mean is at most this (fraction)
   double timeout = 1.0;    ///< wall seconds per measurement, warm-up included
-  bool warm = false;       ///< true: do not flush L2 between GPU samples
+  bool warm = false;       ///< true: do not flush L2 between GPU samples (--l2-flush none)
+  /// --l2-flush as given; unset: read, or none with --warm. validate() refuses --warm beside a
+  /// mode other than none; effective_l2_flush() says which flush the samples get.
+  std::optional<l2_flush_mode> l2_flush{};
   /// > 0: also time back-to-back launches between two events, about this many seconds a sample
   /// (gpu_sampler::run_batch), for kernels shorter than a launch.
   double batch_time = 0;
@@ -40,6 +53,9 @@ struct measure_options {
   double energy_window = 1.0;
   int energy_windows = 5;
 };
+
+/// The flush GPU samples get under `opts`: none with --warm, else --l2-flush (read by default).
+l2_flush_mode effective_l2_flush(const measure_options& opts) noexcept;
 
 /// Why sampling stopped. noise: rel. stddev <= max_noise; stable: the 95% interval of the
 /// (10%-trimmed) mean is within +-max_noise/4 although single samples spread more (cold
@@ -73,9 +89,12 @@ struct measurement {
   bool converged = false;
   std::optional<stop_reason> stopped; ///< unknown in files written before it was recorded
   bool cold = true;                   ///< L2 flushed before every sample (GPU clock only)
-  std::optional<gpu_timing> timing;   ///< GPU clock only
-  std::size_t invalid_samples = 0;    ///< discarded (a blocking kernel that timed out)
-  long batch_launches = 0;            ///< launches per sample (gpu_timing::batch only)
+  /// GPU clock: how L2 was flushed before every sample (none when not flushed); unknown in files
+  /// written before it was recorded (`cold` then says read or none).
+  std::optional<l2_flush_mode> l2_flush{};
+  std::optional<gpu_timing> timing; ///< GPU clock only
+  std::size_t invalid_samples = 0;  ///< discarded (a blocking kernel that timed out)
+  long batch_launches = 0;          ///< launches per sample (gpu_timing::batch only)
   /// gpu_timing::batch: the launches were held behind the blocking kernel (the GPU ran them back
   /// to back whatever the host's launch rate); false when the blocker could not be used.
   bool batch_launch_free = false;
@@ -128,13 +147,13 @@ enum class body_kind {
 };
 
 /// Times GPU regions with a pair of cudaEvents on the workload's stream; flushes L2 before every
-/// sample unless the options say warm. The body enqueues work on `stream` (and may fork to other
-/// streams as long as it joins back before returning). Asynchronous bodies are enqueued behind a
-/// blocking kernel (launch-free timing, methodology.md); a sample whose blocking kernel timed out
-/// is discarded and the rest of the measurement is timed without it. With a telemetry source the
-/// measurement records what the GPU was doing (telemetry.hpp). Also times the host's enqueue of
-/// each sample (host_bound) and applies the test-only GPUBENCH_TEST_SLOWDOWN delay
-/// (test_slowdown.hpp).
+/// sample as effective_l2_flush(opts) says (by reading, by writing, or not at all). The body
+/// enqueues work on `stream` (and may fork to other streams as long as it joins back before
+/// returning). Asynchronous bodies are enqueued behind a blocking kernel (launch-free timing,
+/// methodology.md); a sample whose blocking kernel timed out is discarded and the rest of the
+/// measurement is timed without it. With a telemetry source the measurement records what the GPU
+/// was doing (telemetry.hpp). Also times the host's enqueue of each sample (host_bound) and applies
+/// the test-only GPUBENCH_TEST_SLOWDOWN delay (test_slowdown.hpp).
 class gpu_sampler {
 public:
   gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher,
@@ -146,7 +165,7 @@ public:
   /// a sample is the mean time of one launch. Never cold: only the first launch follows a flush.
   measurement run_batch(std::string name, const measure_options& opts, work_counts work,
                         const std::function<void(cudaStream_t)>& body);
-  /// Each sample enqueued behind the blocking kernel as run() does (flushed unless warm), timed
+  /// Each sample enqueued behind the blocking kernel as run() does (flushed as run() does), timed
   /// by the GPU's own timestamps of what it ran (cuda::kernel_timestamps). Returns nullopt with
   /// `why` set when CUPTI cannot be used.
   std::optional<measurement> run_timestamps(std::string name, const measure_options& opts,

@@ -36,6 +36,7 @@ struct run_file_options {
   std::optional<double> max_noise; ///< fraction (the file writes percent)
   std::optional<double> timeout;
   std::optional<bool> warm;
+  std::optional<l2_flush_mode> l2_flush; ///< "l2-flush"; "warm": true allows only none beside it
   std::optional<std::uint64_t> seed;
   std::optional<int> cpu_threads;
   std::optional<bool> cpu_only;
