@@ -81,7 +81,10 @@ TEST_CASE("OpenCV baseline: within the documented tolerance of the float referen
   const std::vector<variant> variants{
       {"3 channels, nearest", 3, augment_interp::nearest, {0.0F}, {1.0F}},
       {"1 channel", 1, augment_interp::nearest, {0.0F}, {1.0F}},
-      {"6 channels (two groups of interleaved channels)", 6, augment_interp::nearest, {0.0F},
+      {"6 channels (two groups of interleaved channels)",
+       6,
+       augment_interp::nearest,
+       {0.0F},
        {1.0F}},
       {"bilinear rotation", 3, augment_interp::bilinear, {0.0F}, {1.0F}},
       {"per-channel mean and std", 3, augment_interp::nearest, {10, 120, 250}, {0.5F, 2, 64}},

@@ -26,8 +26,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <limits>
+#include <map>
 #include <ostream>
 #include <tuple>
 
@@ -162,7 +162,8 @@ void derive(result& r, int batch) {
     with_upload(fmt::format("speedup_staged_with_upload_vs_{}", cpu), cpu, "staged");
   }
   // Speedups are quoted against the fastest CPU row; the result names it.
-  if (const char* fastest = fastest_cpu_row(r); fastest != nullptr) r.derived["fastest_cpu"] = fastest;
+  if (const char* fastest = fastest_cpu_row(r); fastest != nullptr)
+    r.derived["fastest_cpu"] = fastest;
 }
 
 result run_augment_point(const json& point, run_context& ctx) {
@@ -363,17 +364,16 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
   os << "augment summary (images/s from the median; speedups compare medians)\n";
   // The shared table writer (text_table.hpp): columns as wide as their widest cell.
   text_table t;
-  t.header = {"batch",        "cpu_reference", "cpu_opencv", "opencv/ref",
-              "staged",       "fused",         "fused/staged", "fused/cpu",
-              "fused+h2d/cpu", "verification"};
+  t.header = {"batch", "cpu_reference", "cpu_opencv", "opencv/ref",    "staged",
+              "fused", "fused/staged",  "fused/cpu",  "fused+h2d/cpu", "verification"};
   t.right = {true, true, true, true, true, true, true, true, true, false};
   std::map<std::string, std::vector<std::string>> baseline_batches; // fastest CPU row -> batches
   std::string absent;
   for (const result* r : results) {
     if (r->status == result_status::skipped || r->status == result_status::error) continue;
     // Files written before the OpenCV row name no fastest row: theirs is the reference.
-    const std::string fastest = r->derived.value(
-        "fastest_cpu", r->find("cpu_reference") != nullptr ? "cpu_reference" : "");
+    const std::string fastest =
+        r->derived.value("fastest_cpu", r->find("cpu_reference") != nullptr ? "cpu_reference" : "");
     const std::string batch = std::to_string(r->params.value("batch", 0));
     if (!fastest.empty()) baseline_batches[fastest].push_back(batch);
     const auto it = r->derived.find("cpu_opencv_absent");
@@ -401,8 +401,7 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
            r->derived.contains("speedup_fused_vs_cpu_opencv");
   });
   if (any_gpu && !against.empty())
-    os << fmt::format("fused/cpu and fused+h2d/cpu are against the fastest CPU row: {}\n",
-                      against);
+    os << fmt::format("fused/cpu and fused+h2d/cpu are against the fastest CPU row: {}\n", against);
   os << "\n";
 }
 

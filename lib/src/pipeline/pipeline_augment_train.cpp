@@ -75,8 +75,8 @@ public:
   void cpu_stage_a(int k, float* host_out, thread_pool& pool) override {
     // The fastest CPU path: OpenCV when built in (docs/augment.md), else the float reference.
     if (augment_opencv::built_in())
-      augment_opencv::augment_batch(host_images_[k].data(), aug_shape_, host_samples_[k],
-                                    host_out, pool);
+      augment_opencv::augment_batch(host_images_[k].data(), aug_shape_, host_samples_[k], host_out,
+                                    pool);
     else
       augment_cpu::augment_batch(host_images_[k].data(), aug_shape_, host_samples_[k], host_out,
                                  pool);

@@ -14,8 +14,9 @@
 
 namespace gpubench::augment_opencv {
 
-/// Whether this binary was built with OpenCV (lib/CMakeLists.txt). GPUBENCH_TEST_PRETEND_NO_OPENCV=1
-/// makes a build with OpenCV answer false, for the tests of the path without it.
+/// Whether this binary was built with OpenCV (lib/CMakeLists.txt).
+/// GPUBENCH_TEST_PRETEND_NO_OPENCV=1 makes a build with OpenCV answer false, for the tests of the
+/// path without it.
 [[nodiscard]] bool built_in() noexcept;
 /// The version of the OpenCV library loaded ("4.6.0"); empty when not built in.
 [[nodiscard]] std::string version();
