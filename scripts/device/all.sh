@@ -7,7 +7,8 @@
 # Parts: tests (the GPU test executable), ab (scripts/figures-ab.sh against the tree in .old-src/,
 # built into build-old/), 14, 15, 16, 17, 18a, 18b, stream, energy (the scripts beside this one),
 # energy-tests (the GPU tests tagged [energy]), batch, refactor (refactor-ab.sh), packages
-# (packages.sh over .pkg/), encdec (old vs new, pipeline encoder-decoder alone). Binaries already
+# (packages.sh over .pkg/), encdec (old vs new, pipeline encoder-decoder alone), opencv
+# (opencv-baseline.sh: augment's CPU baselines). Binaries already
 # in build-gpu/ and build-old/ (for example built elsewhere and carried) are used as they are.
 # What the machine lacks may sit in .deps/ (see scripts/gpu-check.sh): catch2, stb, py/site, and
 # mpi-inc/ (Open MPI's headers, for a machine that has the MPI library but not its -dev package).
@@ -22,6 +23,14 @@ jobs=$(nproc)
 deps=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90)
 [[ -d .deps/catch2/usr ]] && deps+=(-DCMAKE_PREFIX_PATH="$root/.deps/catch2/usr")
 [[ -d .deps/stb/usr/include ]] && deps+=(-DSTB_INCLUDE_DIR="$root/.deps/stb/usr/include")
+# OpenCV's core and imgproc (augment's OpenCV baseline) for a machine without them: Debian 12's
+# libraries and headers in .deps/opencv (its README.txt), also on the library path to run.
+if [[ -d .deps/opencv/include ]] && ! ls /usr/lib/x86_64-linux-gnu/libopencv_imgproc.so >/dev/null 2>&1; then
+  export LD_LIBRARY_PATH="$root/.deps/opencv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  deps+=(-DGPUBENCH_OPENCV_INCLUDE_DIR="$root/.deps/opencv/include/opencv4"
+    -DGPUBENCH_OPENCV_CORE_LIBRARY="$root/.deps/opencv/lib/libopencv_core.so.406"
+    -DGPUBENCH_OPENCV_IMGPROC_LIBRARY="$root/.deps/opencv/lib/libopencv_imgproc.so.406")
+fi
 mpi=()
 libmpi=$(ls /usr/lib/x86_64-linux-gnu/libmpi.so.40 2>/dev/null | head -1)
 if ! command -v mpicxx >/dev/null && [[ -n $libmpi && -f .deps/mpi-inc/mpi.h ]]; then
@@ -81,6 +90,7 @@ for p in "$@"; do
   batch) part batch 150 scripts/device/batch-ab.sh "$out/batch" ;;
   refactor) part refactor 500 scripts/device/refactor-ab.sh "$out/refactor" ;;
   packages) part packages 300 scripts/device/packages.sh "$out/packages" .pkg ;;
+  opencv) part opencv 480 scripts/device/opencv-baseline.sh "$out/opencv" ;;
   encdec) part encdec 200 env AB_ONLY=1 AB_EXTRA="encoder-decoder|pipeline --scenario encoder-decoder --batch 32" \
     scripts/figures-ab.sh build-old/app/gpubench build-gpu/app/gpubench "$out/encdec" 4 ;;
   *) echo "unknown part $p" ;;

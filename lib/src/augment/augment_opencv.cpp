@@ -44,8 +44,8 @@ bool built_in() noexcept {
 std::string absence_reason() {
   if (GPUBENCH_HAVE_OPENCV != 0)
     return "not built in (GPUBENCH_TEST_PRETEND_NO_OPENCV=1 hides the OpenCV this build has)";
-  return "not built in (this gpubench was built without OpenCV: the pip wheel leaves it out; "
-         "build from source with libopencv-core-dev and libopencv-imgproc-dev to have it)";
+  return "not built in (this gpubench was built without OpenCV, as the pip wheel is; a source "
+         "build with libopencv-core-dev and libopencv-imgproc-dev has it)";
 }
 
 threading threading_in_use() {
@@ -103,7 +103,7 @@ std::string version() { return built_in() ? cv::getVersionString() : std::string
 std::string description() {
   if (!built_in()) return "not built in";
   // The parallel framework, from the build information's "Parallel framework: TBB (...)" line.
-  const std::string info = cv::getBuildInformation();
+  const std::string& info = cv::getBuildInformation();
   std::string framework = "unknown";
   if (const auto at = info.find("Parallel framework:"); at != std::string::npos) {
     const auto begin = info.find_first_not_of(' ', at + 19);
