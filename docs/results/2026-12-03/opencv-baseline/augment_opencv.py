@@ -10,10 +10,11 @@ counter-based generator, reimplemented below, so image i gets the values gpubenc
 
 Formulations ("--variant"):
   planar-groups  what gpubench's C++ row does: crop planes merged to interleaved uint8, resize and
-                 warpAffine interleaved, split to planes, each plane converted to float32 and
-                 blurred into its plane of the NCHW output.
-  hwc            the usual Python way: interleaved (HWC) all the way, the float32 blur on 3
-                 channels, then one transpose to CHW.
+                 warpAffine interleaved, split to planes, each plane blurred from uint8 into
+                 float32 (sepFilter2D with the image's Gaussian taps) into its plane of the NCHW
+                 output.
+  hwc            the usual Python way: interleaved (HWC) all the way, astype(float32) and
+                 cv2.GaussianBlur on 3 channels, then one transpose to CHW.
 Threads ("--threading"):
   images         a ThreadPoolExecutor of --threads workers, one image per task, cv2.setNumThreads(1)
                  (cv2 releases the GIL inside each call);
@@ -63,6 +64,12 @@ def draw_params(seed, batch, height=256, width=256, crop=128, degrees=45.0, lo=0
     return out
 
 
+def gaussian_taps(sigma, radius):
+    """exp(-k^2 / (2 sigma^2)), k = -radius..radius, normalized in double, rounded to float32."""
+    w = np.exp(-np.arange(-radius, radius + 1, dtype=np.float64) ** 2 / (2.0 * sigma * sigma))
+    return (w / w.sum()).astype(np.float32)
+
+
 def inverse_map(cos, sin, n):
     c = 0.5 * (n - 1)
     return np.array([[cos, -sin, c - cos * c + sin * c], [sin, cos, c - sin * c - cos * c]])
@@ -76,9 +83,10 @@ def augment_planar_groups(img, p, out, crop=128, size=256):
     rotated = cv2.warpAffine(resized, inverse_map(cos, sin, size), (size, size),
                              flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
                              borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    taps = gaussian_taps(sigma, 3)
     for c, plane in enumerate(cv2.split(rotated)):
-        cv2.GaussianBlur(plane.astype(np.float32), (7, 7), sigma, dst=out[c], sigmaY=sigma,
-                         borderType=cv2.BORDER_REFLECT_101)
+        cv2.sepFilter2D(plane, cv2.CV_32F, taps, taps, dst=out[c],
+                        borderType=cv2.BORDER_REFLECT_101)
 
 
 def augment_hwc(img, p, out, crop=128, size=256):

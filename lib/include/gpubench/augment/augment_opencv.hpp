@@ -1,9 +1,10 @@
 #pragma once
 // The OpenCV baseline of the augment pipeline: the same ops and per-sample parameters as the float
 // reference (augment_cpu.hpp), written as a CPU user would with OpenCV's C++ API (crop as a view,
-// cv::resize, cv::warpAffine, cv::GaussianBlur), uint8 through the geometric ops and float32 from
-// the blur on. OpenCV is optional: without it (a build that did not find it, or the pip wheel)
-// every entry point but the queries throws, and the benchmarks report the row as absent.
+// cv::resize, cv::warpAffine, a separable Gaussian with the image's taps), uint8 through the
+// geometric ops and float32 from the blur on. OpenCV is optional: without it (a build that did not
+// find it, or the pip wheel) every entry point but the queries throws, and the benchmarks report
+// the row as absent.
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
