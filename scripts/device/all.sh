@@ -25,7 +25,7 @@ deps=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90)
 [[ -d .deps/stb/usr/include ]] && deps+=(-DSTB_INCLUDE_DIR="$root/.deps/stb/usr/include")
 # OpenCV's core and imgproc (augment's OpenCV baseline) for a machine without them: Debian 12's
 # libraries and headers in .deps/opencv (its README.txt), also on the library path to run.
-if [[ -d .deps/opencv/include ]] && ! ls /usr/lib/x86_64-linux-gnu/libopencv_imgproc.so >/dev/null 2>&1; then
+if [[ -d .deps/opencv/include && ! -e /usr/lib/x86_64-linux-gnu/libopencv_imgproc.so ]]; then
   export LD_LIBRARY_PATH="$root/.deps/opencv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   deps+=(-DGPUBENCH_OPENCV_INCLUDE_DIR="$root/.deps/opencv/include/opencv4"
     -DGPUBENCH_OPENCV_CORE_LIBRARY="$root/.deps/opencv/lib/libopencv_core.so.406"

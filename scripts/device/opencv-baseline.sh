@@ -9,15 +9,17 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 o=${1:?usage: opencv-baseline.sh OUT_DIR}
 # Before device_start, which runs the binary: it needs OpenCV's libraries to load.
-[[ -d $root/.deps/opencv/lib ]] && export LD_LIBRARY_PATH="$root/.deps/opencv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cvlib=$root/.deps/opencv/lib
+[[ -d $cvlib ]] && export LD_LIBRARY_PATH="$cvlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 device_start opencv "$o"
 { uptime; lscpu | head -20; nproc; "$bin" doctor; } >"$o/host.txt" 2>&1
-grep -q 'OpenCV: built in' "$o/machine.txt" || { echo "build-gpu has no OpenCV"; cat "$o/machine.txt"; exit 1; }
+grep -q 'OpenCV: built in' "$o/machine.txt" ||
+  { echo "build-gpu has no OpenCV"; cat "$o/machine.txt"; exit 1; }
 for r in 1 2; do
   log "augment gpu $r"
   uptime >>"$o/uptime.txt"
-  timeout 200 "$bin" augment --batch 32,256 --impl all --cpu-threads 16 --output "$o/augment-$r.json" \
-    >"$o/augment-$r.txt" 2>&1
+  timeout 200 "$bin" augment --batch 32,256 --impl all --cpu-threads 16 \
+    --output "$o/augment-$r.json" >"$o/augment-$r.txt" 2>&1
   sed -n '/augment summary/,/^$/p' "$o/augment-$r.txt"
 done
 log "opencv pool"

@@ -193,6 +193,23 @@ class OpenCvBaseline(AugmentCase):
         self.assertIn("OpenCV: not built in", version)
 
 
+    def test_version_and_doctor_say_whether_opencv_is_built_in(self):
+        pretend = {"GPUBENCH_TEST_PRETEND_NO_OPENCV": "1"}
+        for env, built_in in ((None, opencv_built_in()), (pretend, False)):
+            proc = gpubench("doctor", "--format", "json", env=env)
+            self.assertIn(proc.returncode, (0, 77), proc.stderr)
+            doc = json.loads(proc.stdout)
+            self.assertEqual(doc["gpubench"]["opencv"], built_in)
+            self.assertEqual(doc["opencv"]["built_in"], built_in)
+            if built_in:
+                self.assertRegex(doc["opencv"]["version"], r"^\d+\.\d+")
+            else:
+                self.assertIn("not built in", doc["opencv"]["reason"])
+            table = gpubench("doctor", env=env).stdout
+            self.assertRegex(table, r"OpenCV \(augment\) +" +
+                             ("compiled in \(\d" if built_in else "not compiled in"))
+
+
 class SaveSamples(AugmentCase):
     def test_pictures_exist_and_decode(self):
         out = self.path("samples")
