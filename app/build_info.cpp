@@ -1,6 +1,7 @@
 // Build facts come from compile definitions set in cmake/packaging.cmake.
 #include "build_info.hpp"
 
+#include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/engine/env.hpp"
 #include "gpubench/scale/mpi_run.hpp"
 
@@ -70,9 +71,10 @@ std::string cuda_runtime_linkage() { return GPUBENCH_CUDART_LINKAGE; }
 bool mpi_compiled_in() { return mpi_built_in(); }
 
 std::string version_text() {
-  return fmt::format("gpubench {} (git {})\nCUDA runtime: {} ({})\nCUDA architectures: {}\n{}",
-                     GPUBENCH_VERSION, git_revision(), cuda_runtime_built(), cuda_runtime_linkage(),
-                     cuda_architectures_text(), mpi_description());
+  return fmt::format(
+      "gpubench {} (git {})\nCUDA runtime: {} ({})\nCUDA architectures: {}\n{}\nOpenCV: {}",
+      GPUBENCH_VERSION, git_revision(), cuda_runtime_built(), cuda_runtime_linkage(),
+      cuda_architectures_text(), mpi_description(), augment_opencv::description());
 }
 
 } // namespace gpubench::app

@@ -3,6 +3,7 @@
 // usable (or cuBLAS is missing), the cause named in the verdict.
 #include "build_info.hpp"
 #include "commands.hpp"
+#include "gpubench/augment/augment_opencv.hpp"
 
 #include "gpubench/cuda/cublas_loader.hpp"
 #include "gpubench/cuda/error.hpp"
@@ -250,7 +251,14 @@ nlohmann::json to_json(const findings& f) {
                    {"cuda_runtime_built", cuda_runtime_built()},
                    {"cuda_runtime_linkage", cuda_runtime_linkage()},
                    {"cuda_architectures", cuda_architectures_text()},
-                   {"mpi", mpi_compiled_in()}};
+                   {"mpi", mpi_compiled_in()},
+                   {"opencv", augment_opencv::built_in()}};
+  // The OpenCV baseline of augment (optional, like MPI): the version loaded, or why it is absent.
+  j["opencv"] = {{"built_in", augment_opencv::built_in()}};
+  if (augment_opencv::built_in())
+    j["opencv"]["version"] = augment_opencv::version();
+  else
+    j["opencv"]["reason"] = augment_opencv::absence_reason();
   j["driver"] = {{"version", f.driver_version}, {"cuda", f.driver_cuda}};
   j["cuda_runtime_loaded"] = f.runtime_loaded;
   j["nvml"] = {{"available", f.nvml}};
@@ -289,6 +297,9 @@ void write_table(std::ostream& os, const findings& f) {
   row("cuBLAS", f.cublas ? std::string("yes") : std::string("no"));
   row("CUPTI (--timestamps)", f.cupti ? std::string("yes") : std::string("no (optional)"));
   row("MPI", mpi_compiled_in() ? "compiled in" : "not compiled in");
+  row("OpenCV (augment)", augment_opencv::built_in()
+                              ? "compiled in (" + augment_opencv::version() + ")"
+                              : std::string("not compiled in (optional)"));
   os << "\nlibraries loaded:\n";
   for (const auto& l : f.libraries)
     os << fmt::format("  {:<13} {}\n  {:<13} owner: {}\n", l.name, l.path, "", l.owner);

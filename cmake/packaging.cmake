@@ -99,7 +99,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # gpubench_<version>_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # Depends from the binary's own NEEDED entries (dpkg-shlibdeps): libc6, libstdc++6, libgcc-s1,
-# libfmt9. The CUDA runtime is static; cuBLAS is loaded when the pipeline first needs it, from
+# libfmt9, and libopencv-core406 and libopencv-imgproc406 when OpenCV is built in (libopenmpi3
+# likewise with MPI). The CUDA runtime is static; cuBLAS is loaded when the pipeline first needs it, from
 # NVIDIA's package (its repository for Debian 12 calls it libcublas-13-0), hence Recommends.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcublas-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")

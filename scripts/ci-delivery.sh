@@ -52,6 +52,12 @@ for f in ./usr/bin/gpubench ./usr/share/man/man1/gpubench.1.gz ./usr/share/man/m
   grep -q " $f\$" "$WORK/contents.txt" || fail "$f missing from the .deb"
 done
 dpkg-deb -f "$deb" Depends | grep -q libfmt || fail "Depends lacks libfmt"
+# OpenCV is optional: a binary that links it must declare it (dpkg-shlibdeps does).
+if readelf -d "$BUILD/app/gpubench" | grep -q 'NEEDED.*libopencv_imgproc'; then
+  for p in libopencv-core libopencv-imgproc; do
+    dpkg-deb -f "$deb" Depends | grep -q "$p[0-9]" || fail "Depends lacks $p (gpubench links it)"
+  done
+fi
 dpkg-deb -x "$deb" "$WORK/root"
 no_toolkit_libs "$WORK/root/usr/bin/gpubench"
 smoke "$WORK/root/usr/bin/gpubench"
@@ -116,8 +122,8 @@ python3 -m zipfile -e "$whl" "$WORK/unpacked"
 readelf -d "$WORK/unpacked/gpubench/bin/gpubench" > "$WORK/dynamic.txt"
 grep -q 'RUNPATH.*\$ORIGIN/\.\./\.\./nvidia/cu13/lib' "$WORK/dynamic.txt" ||
   { cat "$WORK/dynamic.txt"; fail "RUNPATH \$ORIGIN/../../nvidia/cu13/lib lost"; }
-if grep -E 'NEEDED.*(libfmt|libmpi)' "$WORK/dynamic.txt"; then
-  fail "the wheel's gpubench needs a library of the build machine (fmt is header-only, MPI off)"
+if grep -E 'NEEDED.*(libfmt|libmpi|libopencv)' "$WORK/dynamic.txt"; then
+  fail "the wheel's gpubench needs a library of the build machine (fmt is header-only, MPI and OpenCV off)"
 fi
 if [[ -d "$WORK/unpacked/gpubench.libs" ]]; then fail "auditwheel grafted libraries"; fi
 requires=$(sed -n 's/^Requires-Dist: //p' "$WORK"/unpacked/gpubench-*.dist-info/METADATA)
@@ -135,6 +141,12 @@ no_toolkit_libs "$exe"
 grep -qa cuptiActivityFlushAll "$exe" || fail "the wheel was built without CUPTI"
 grep -q 'site-packages/.*nvidia/cu13/lib/libcudart.so.13' "$WORK/ldd.txt" || fail "libcudart not from the pip wheel"
 smoke "$WORK/venv/bin/gpubench"
+# Built without OpenCV: augment's OpenCV row is absent and says so, the float reference is the
+# baseline.
+"$WORK/venv/bin/gpubench" --version | grep -q 'OpenCV: not built in' || fail "--version on OpenCV"
+expect_exit 0 "$WORK/venv/bin/gpubench" augment --cpu-only --batch 2 --size 48 --crop 32 --resize 40 \
+  --min-samples 1 --max-samples 2 --min-time 0
+grep -q 'cpu_opencv: not built in' "$WORK/last.out" || { cat "$WORK/last.out"; fail "augment's OpenCV row"; }
 "$WORK/venv/bin/gpubench" doctor --format json > "$WORK/doctor.json" || true # 77: no driver here
 grep -q '"owner": "pip: nvidia_cuda_runtime' "$WORK/doctor.json" ||
   fail "doctor does not name the pip distribution of the runtime"

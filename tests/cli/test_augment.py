@@ -1,4 +1,5 @@
-"""gpubench augment: the CPU-only result, --save-samples pictures, --input directories, and the
+"""gpubench augment: the CPU-only result, the OpenCV baseline row (present, verified and faster than
+the float reference; or absent and said so), --save-samples pictures, --input directories, and the
 usage errors (exit 2, the message names the option)."""
 import json
 import os
@@ -13,9 +14,15 @@ QUICK = ["--min-samples", "1", "--max-samples", "2", "--min-time", "0", "--warmu
 SMALL = ["--size", "48", "--crop", "32", "--resize", "40"]
 
 
-def gpubench(*args, timeout=300):
+def gpubench(*args, timeout=300, env=None):
     return subprocess.run([GPUBENCH, *args], capture_output=True, text=True, timeout=timeout,
-                          check=False)
+                          check=False, env=None if env is None else {**os.environ, **env})
+
+
+def opencv_built_in():
+    """Whether this gpubench has the OpenCV baseline (its --version says)."""
+    out = gpubench("--version").stdout
+    return "OpenCV: built in" in out
 
 
 def png_chunks(data):
@@ -75,8 +82,8 @@ class AugmentCase(unittest.TestCase):
     def path(self, *parts):
         return os.path.join(self.tmp.name, *parts)
 
-    def run_json(self, *args):
-        proc = gpubench("augment", "--cpu-only", "--format", "json", "-q", *QUICK, *args)
+    def run_json(self, *args, env=None):
+        proc = gpubench("augment", "--cpu-only", "--format", "json", "-q", *QUICK, *args, env=env)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         return json.loads(proc.stdout)
 
@@ -88,18 +95,21 @@ class AugmentCase(unittest.TestCase):
 
 
 class CpuOnly(AugmentCase):
-    def test_one_result_per_batch_with_the_cpu_reference_alone(self):
+    def test_one_result_per_batch_with_the_cpu_rows(self):
         doc = self.run_json("--batch", "2,3", *SMALL)
         self.assertEqual([r["params"]["batch"] for r in doc["results"]], [2, 3])
+        with_opencv = opencv_built_in()
         for r in doc["results"]:
             self.assertEqual(r["device"], -1)
-            self.assertEqual([m["name"] for m in r["measurements"]], ["cpu_reference"])
-            m = r["measurements"][0]
-            self.assertEqual(m["clock"], "host")
-            self.assertEqual(m["items"], r["params"]["batch"])
-            self.assertGreater(m["rates"]["items_per_s"], 0)
+            self.assertEqual([m["name"] for m in r["measurements"]],
+                             ["cpu_reference", "cpu_opencv"] if with_opencv else ["cpu_reference"])
+            for m in r["measurements"]:
+                self.assertEqual(m["clock"], "host")
+                self.assertEqual(m["items"], r["params"]["batch"])
+                self.assertGreater(m["rates"]["items_per_s"], 0)
             self.assertIn("cpu_reference_images_per_s", r["derived"])
-            self.assertFalse(r["verification"]["performed"])
+            # Without a GPU the only check is OpenCV's output against the float reference.
+            self.assertEqual(r["verification"]["performed"], with_opencv)
             self.assertNotIn("impl", r["params"])
             for key in ("height", "width", "channels", "crop", "resize", "degrees", "interp",
                         "blur", "sigma", "mean", "std"):
@@ -123,6 +133,81 @@ class CpuOnly(AugmentCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("cpu_reference", proc.stdout)
         self.assertIn("augment summary", proc.stdout)
+
+
+class OpenCvBaseline(AugmentCase):
+    """The OpenCV row: the same pipeline and parameters through OpenCV's C++ API."""
+
+    @unittest.skipUnless(opencv_built_in(), "this gpubench was built without OpenCV")
+    def test_row_is_present_verified_and_faster_than_the_float_reference(self):
+        # The default shape (3 x 256 x 256, crop 128 -> 256), enough samples for stable medians.
+        proc = gpubench("augment", "--cpu-only", "--format", "json", "-q", "--batch", "16",
+                        "--cpu-threads", "2", "--min-samples", "5", "--max-samples", "20",
+                        "--min-time", "0.2", "--warmup", "1")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        doc = json.loads(proc.stdout)
+        r = doc["results"][0]
+        names = [m["name"] for m in r["measurements"]]
+        self.assertEqual(names, ["cpu_reference", "cpu_opencv"])
+        row = r["measurements"][1]
+        self.assertIn("OpenCV", row["description"])
+        self.assertIn("2 threads", row["description"])
+        check = r["verification"]["details"]["cpu_opencv"]
+        self.assertTrue(r["verification"]["passed"], check)
+        self.assertTrue(check["passed"])
+        self.assertEqual(check["checked"], 16 * 3 * 256 * 256)
+        self.assertGreaterEqual(check["within_tolerance_fraction"], 0.995)
+        self.assertEqual(check["non_finite"], 0)
+        self.assertIn("|opencv - ref| <= 1 / std", check["method"])
+        d = r["derived"]
+        self.assertGreater(d["cpu_opencv_images_per_s"], d["cpu_reference_images_per_s"])
+        self.assertEqual(d["fastest_cpu"], "cpu_opencv")
+        self.assertGreater(d["speedup_cpu_opencv_vs_cpu_reference"], 1.0)
+        self.assertNotIn("cpu_opencv_absent", d)
+
+    @unittest.skipUnless(opencv_built_in(), "this gpubench was built without OpenCV")
+    def test_the_summary_shows_both_cpu_rows(self):
+        proc = gpubench("augment", "--cpu-only", "-q", "--batch", "2", *QUICK, *SMALL)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        summary = proc.stdout[proc.stdout.index("augment summary"):]
+        header = summary.splitlines()[1].split()
+        self.assertEqual(header[:4], ["batch", "cpu_reference", "cpu_opencv", "opencv/ref"])
+        self.assertRegex(summary.splitlines()[2], r"^\s*2\s+\S+( [kM])?\s+\S+( [kM])?\s+[0-9.]+x\s")
+        self.assertIn("OpenCV 4.", gpubench("--version").stdout)
+
+    def test_without_opencv_the_row_says_not_built_in(self):
+        # A build without OpenCV, or (for this test, in any build) one told to behave as one.
+        env = {"GPUBENCH_TEST_PRETEND_NO_OPENCV": "1"}
+        doc = self.run_json("--batch", "2", *SMALL, env=env)
+        r = doc["results"][0]
+        self.assertEqual([m["name"] for m in r["measurements"]], ["cpu_reference"])
+        self.assertIn("not built in", r["derived"]["cpu_opencv_absent"])
+        self.assertEqual(r["derived"]["fastest_cpu"], "cpu_reference")
+        self.assertFalse(r["verification"]["performed"])
+        proc = gpubench("augment", "--cpu-only", "-q", "--batch", "2", *QUICK, *SMALL, env=env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertRegex(proc.stdout, r"\n\s*2\s+[0-9.]+( [kM])?\s+not built in\s")
+        self.assertIn("cpu_opencv: not built in", proc.stdout)
+        self.assertIn("the CPU baseline is cpu_reference", proc.stdout)
+        version = gpubench("--version", env=env).stdout
+        self.assertIn("OpenCV: not built in", version)
+
+
+    def test_version_and_doctor_say_whether_opencv_is_built_in(self):
+        pretend = {"GPUBENCH_TEST_PRETEND_NO_OPENCV": "1"}
+        for env, built_in in ((None, opencv_built_in()), (pretend, False)):
+            proc = gpubench("doctor", "--format", "json", env=env)
+            self.assertIn(proc.returncode, (0, 77), proc.stderr)
+            doc = json.loads(proc.stdout)
+            self.assertEqual(doc["gpubench"]["opencv"], built_in)
+            self.assertEqual(doc["opencv"]["built_in"], built_in)
+            if built_in:
+                self.assertRegex(doc["opencv"]["version"], r"^\d+\.\d+")
+            else:
+                self.assertIn("not built in", doc["opencv"]["reason"])
+            table = gpubench("doctor", env=env).stdout
+            self.assertRegex(table, r"OpenCV \(augment\) +" +
+                             ("compiled in \(\d" if built_in else "not compiled in"))
 
 
 class SaveSamples(AugmentCase):

@@ -4,6 +4,7 @@
 // driver end to end, and the device-memory check.
 #include "gpubench/augment/augment_bench.hpp"
 #include "gpubench/augment/augment_cpu.hpp"
+#include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/augment/augment_params.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
@@ -237,6 +238,17 @@ TEST_CASE("augment: the driver verifies and measures every implementation", "[au
       CHECK(r.derived.contains(key));
     }
     CHECK(r.find("fused")->rates.contains("fraction_of_theoretical_peak"));
+    // The OpenCV baseline, when built in, is measured and checked beside the GPU versions, and the
+    // speedups name the CPU row they are against.
+    if (augment_opencv::built_in()) {
+      CHECK(r.verify.details.contains("cpu_opencv"));
+      REQUIRE(r.find("cpu_opencv") != nullptr);
+      CHECK(r.derived.contains("speedup_fused_vs_cpu_opencv"));
+      CHECK(r.derived.contains("speedup_fused_with_upload_vs_cpu_opencv"));
+    } else {
+      CHECK(r.derived.contains("cpu_opencv_absent"));
+    }
+    CHECK(r.derived.contains("fastest_cpu"));
   }
 }
 

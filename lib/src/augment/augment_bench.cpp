@@ -5,6 +5,7 @@
 
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_images.hpp"
+#include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
@@ -20,10 +21,13 @@
 #include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <ostream>
 #include <tuple>
 
@@ -123,22 +127,43 @@ float output_as_float(dtype t, const std::byte* p, std::size_t i) {
   return f;
 }
 
+/// The CPU rows, in the order the summary names them.
+constexpr const char* cpu_rows[] = {"cpu_reference", "cpu_opencv"};
+
+/// The CPU row with the highest rate (the lowest median), or nullptr when none was measured.
+const char* fastest_cpu_row(const result& r) {
+  const char* best = nullptr;
+  double best_time = 0;
+  for (const char* name : cpu_rows)
+    if (const auto* m = r.find(name); m != nullptr && m->median() > 0)
+      if (best == nullptr || m->median() < best_time) {
+        best = name;
+        best_time = m->median();
+      }
+  return best;
+}
+
 void derive(result& r, int batch) {
-  const auto with_upload = [&](const char* key, const char* impl) {
-    const auto* cpu = r.find("cpu_reference");
+  const auto with_upload = [&](const std::string& key, const char* cpu_row, const char* impl) {
+    const auto* cpu = r.find(cpu_row);
     const auto* h2d = r.find("h2d");
     const auto* m = r.find(impl);
     if (cpu != nullptr && h2d != nullptr && m != nullptr)
       r.derived[key] = cpu->median() / (h2d->median() + m->median());
   };
-  for (const char* name : {"cpu_reference", "staged", "fused"})
+  for (const char* name : {"cpu_reference", "cpu_opencv", "staged", "fused"})
     if (const auto* m = r.find(name); m != nullptr && m->median() > 0)
       r.derived[fmt::format("{}_images_per_s", name)] = batch / m->median();
   if (const auto* h2d = r.find("h2d"); h2d != nullptr)
     if (const auto* f = r.find("fused"); f != nullptr)
       r.derived["fused_with_upload_images_per_s"] = batch / (h2d->median() + f->median());
-  with_upload("speedup_fused_with_upload_vs_cpu_reference", "fused");
-  with_upload("speedup_staged_with_upload_vs_cpu_reference", "staged");
+  for (const char* cpu : cpu_rows) {
+    with_upload(fmt::format("speedup_fused_with_upload_vs_{}", cpu), cpu, "fused");
+    with_upload(fmt::format("speedup_staged_with_upload_vs_{}", cpu), cpu, "staged");
+  }
+  // Speedups are quoted against the fastest CPU row; the result names it.
+  if (const char* fastest = fastest_cpu_row(r); fastest != nullptr)
+    r.derived["fastest_cpu"] = fastest;
 }
 
 result run_augment_point(const json& point, run_context& ctx) {
@@ -159,8 +184,10 @@ result run_augment_point(const json& point, run_context& ctx) {
   // The device first: a batch too large for the GPU is reported as that (the point is skipped
   // with what it needs), not as the host memory the same batch would also lack.
   if (!opts.cpu_only) require_fit(shape, impl, point_device(point));
-  require_host_memory(
-      in_bytes + out_n * sizeof(float) + (opts.cpu_only ? 0 : out_n * dtype_size(cfg.out)), label);
+  const bool with_opencv = augment_opencv::built_in();
+  require_host_memory(in_bytes + out_n * sizeof(float) * (with_opencv ? 2 : 1) +
+                          (opts.cpu_only ? 0 : out_n * dtype_size(cfg.out)),
+                      label);
   host_buffer input(in_bytes, opts.cpu_only ? host_memory::pageable : host_memory::pinned);
   if (input_dir.empty())
     fill_synthetic_images(input.as<std::uint8_t>(), cfg, opts.seed, cfg.batch, pool);
@@ -184,8 +211,23 @@ result run_augment_point(const json& point, run_context& ctx) {
                                             std::min(cfg.batch, saved_samples));
     ctx.log("augment: wrote {} sample pictures to {}", paths.size(), samples_dir);
   };
-  // The CPU reference row, described (issue 14) and with its RAPL energy under --energy.
-  const auto measure_reference = [&] {
+  // The OpenCV baseline (augment_opencv.hpp), the same parameters; its output is checked against
+  // the float reference once, poisoned first (NaN) so that an element it fails to write fails.
+  std::vector<float> cv_out(with_opencv ? out_n : 0);
+  const auto opencv = [&] {
+    augment_opencv::augment_batch(input.as<std::uint8_t>(), shape, samples, cv_out.data(), pool);
+  };
+  if (!with_opencv) r.derived["cpu_opencv_absent"] = augment_opencv::absence_reason();
+  const auto check_opencv = [&] {
+    if (!with_opencv || !opts.verify) return;
+    std::fill(cv_out.begin(), cv_out.end(), std::numeric_limits<float>::quiet_NaN());
+    opencv();
+    r.verify.merge(augment_opencv::check_output(shape, ref.data(), cv_out.data(), pool),
+                   "cpu_opencv");
+  };
+  // The CPU rows, described (issue 14) and with their RAPL energy under --energy.
+  const auto measure_cpu = [&] {
+    if (interrupt_requested()) return;
     auto m = measure_host("cpu_reference", opts.measure, cpu_work, reference);
     m.description = fmt::format(
         "{} threads, one range of images each; float32 per-op passes (crop, resize, rotate, "
@@ -194,9 +236,15 @@ result run_augment_point(const json& point, run_context& ctx) {
         pool.size());
     add_cpu_energy(m, opts, reference, images, "image");
     r.measurements.push_back(std::move(m));
+    if (!with_opencv || interrupt_requested()) return;
+    auto o = measure_host("cpu_opencv", opts.measure, cpu_work, opencv);
+    o.description = augment_opencv::row_description(pool.size());
+    add_cpu_energy(o, opts, opencv, images, "image");
+    r.measurements.push_back(std::move(o));
   };
   if (opts.cpu_only) {
-    if (!interrupt_requested()) measure_reference();
+    check_opencv();
+    measure_cpu();
     derive(r, cfg.batch);
     save(ref.data());
     return r;
@@ -261,6 +309,7 @@ result run_augment_point(const json& point, run_context& ctx) {
     if (impl.staged) checked("staged", staged, d_staged.data());
     if (impl.fused) checked("fused", fused, d_fused.data());
   }
+  check_opencv();
   if (!samples_dir.empty()) {
     // Show what the GPU produced (fused when it ran).
     std::byte* out = impl.fused ? d_fused.data() : d_staged.data();
@@ -288,7 +337,7 @@ result run_augment_point(const json& point, run_context& ctx) {
       add_gpu_energy(r.measurements.back(), sampler, opts, body, images, "image");
     measure_gpu_extra_rows(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
   };
-  if (!interrupt_requested()) measure_reference();
+  measure_cpu();
   if (impl.staged) measure("staged", cuda::augment_staged_bytes(shape).total(), staged);
   if (impl.fused) measure("fused", cuda::augment_fused_bytes(shape), fused);
   measure("h2d", static_cast<double>(in_bytes), upload);
@@ -296,30 +345,63 @@ result run_augment_point(const json& point, run_context& ctx) {
   return r;
 }
 
+/// A summary cell's rate without its unit (the title gives it): "3.34 k", "1.4 M", "66.1".
+std::string rate_cell(double v) {
+  if (v >= 1e6) return fmt::format("{:.3g} M", v / 1e6);
+  if (v >= 1e3) return fmt::format("{:.3g} k", v / 1e3);
+  return fmt::format("{:.3g}", v);
+}
+
 void write_summary(std::ostream& os, const std::vector<const result*>& results) {
   const auto rate_of = [](const result& r, const char* name) -> std::string {
     const auto it = r.derived.find(fmt::format("{}_images_per_s", name));
-    return it == r.derived.end() ? "" : format_rate(it->get<double>(), "images");
+    return it == r.derived.end() ? "" : rate_cell(it->get<double>());
   };
-  const auto speedup = [](const result& r, const char* key) -> std::string {
+  const auto speedup = [](const result& r, const std::string& key) -> std::string {
     const auto it = r.derived.find(key);
     return it == r.derived.end() ? "" : fmt::format("{:.2f}x", it->get<double>());
   };
   os << "augment summary (images/s from the median; speedups compare medians)\n";
   // The shared table writer (text_table.hpp): columns as wide as their widest cell.
   text_table t;
-  t.header = {"batch",        "cpu_reference", "staged",        "fused",
-              "fused/staged", "fused/cpu",     "fused+h2d/cpu", "verification"};
-  t.right = {true, true, true, true, true, true, true, false};
+  t.header = {"batch", "cpu_reference", "cpu_opencv", "opencv/ref",    "staged",
+              "fused", "fused/staged",  "fused/cpu",  "fused+h2d/cpu", "verification"};
+  t.right = {true, true, true, true, true, true, true, true, true, false};
+  std::map<std::string, std::vector<std::string>> baseline_batches; // fastest CPU row -> batches
+  std::string absent;
   for (const result* r : results) {
     if (r->status == result_status::skipped || r->status == result_status::error) continue;
-    t.rows.push_back(
-        {std::to_string(r->params.value("batch", 0)), rate_of(*r, "cpu_reference"),
-         rate_of(*r, "staged"), rate_of(*r, "fused"), speedup(*r, "speedup_fused_vs_staged"),
-         speedup(*r, "speedup_fused_vs_cpu_reference"),
-         speedup(*r, "speedup_fused_with_upload_vs_cpu_reference"), verification_word(r->verify)});
+    // Files written before the OpenCV row name no fastest row: theirs is the reference.
+    const std::string fastest =
+        r->derived.value("fastest_cpu", r->find("cpu_reference") != nullptr ? "cpu_reference" : "");
+    const std::string batch = std::to_string(r->params.value("batch", 0));
+    if (!fastest.empty()) baseline_batches[fastest].push_back(batch);
+    const auto it = r->derived.find("cpu_opencv_absent");
+    if (it != r->derived.end()) absent = it->get<std::string>();
+    t.rows.push_back({batch, rate_of(*r, "cpu_reference"),
+                      it != r->derived.end() ? "not built in" : rate_of(*r, "cpu_opencv"),
+                      speedup(*r, "speedup_cpu_opencv_vs_cpu_reference"), rate_of(*r, "staged"),
+                      rate_of(*r, "fused"), speedup(*r, "speedup_fused_vs_staged"),
+                      fastest.empty() ? "" : speedup(*r, "speedup_fused_vs_" + fastest),
+                      fastest.empty() ? "" : speedup(*r, "speedup_fused_with_upload_vs_" + fastest),
+                      verification_word(r->verify)});
   }
   write_text_table(os, t);
+  // Which CPU row the speedups are quoted against, and why OpenCV's is missing.
+  if (!absent.empty())
+    os << fmt::format("cpu_opencv: {}; the CPU baseline is cpu_reference\n", absent);
+  std::string against;
+  for (const auto& [row, batches] : baseline_batches)
+    against += fmt::format("{}{}{}", against.empty() ? "" : "; ", row,
+                           baseline_batches.size() > 1
+                               ? fmt::format(" (batch {})", fmt::join(batches, ", "))
+                               : std::string());
+  const bool any_gpu = std::any_of(results.begin(), results.end(), [](const result* r) {
+    return r->derived.contains("speedup_fused_vs_cpu_reference") ||
+           r->derived.contains("speedup_fused_vs_cpu_opencv");
+  });
+  if (any_gpu && !against.empty())
+    os << fmt::format("fused/cpu and fused+h2d/cpu are against the fastest CPU row: {}\n", against);
   os << "\n";
 }
 
@@ -351,9 +433,13 @@ benchmark make_augment_benchmark() {
       {"speedup_fused_vs_staged", "staged", "fused"},
       {"speedup_fused_vs_cpu_reference", "cpu_reference", "fused"},
       {"speedup_staged_vs_cpu_reference", "cpu_reference", "staged"},
+      {"speedup_fused_vs_cpu_opencv", "cpu_opencv", "fused"},
+      {"speedup_staged_vs_cpu_opencv", "cpu_opencv", "staged"},
+      {"speedup_cpu_opencv_vs_cpu_reference", "cpu_reference", "cpu_opencv"},
   };
   b.after_point.peak_fraction_of = {"staged", "fused", "staged (batch)", "fused (batch)"};
-  b.after_point.verify_failure = "GPU output differs from the CPU reference";
+  b.after_point.verify_failure =
+      "an output differs from the CPU reference (verification.details names which)";
   b.summary_table = write_summary;
   complete_declaration(b);
   return b;

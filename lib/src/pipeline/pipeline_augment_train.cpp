@@ -1,6 +1,7 @@
 // pipeline --scenario augment-train: stage A uploads a uint8 batch and augments it (the fused
 // kernel), stage B average-pools the augmented batch and runs one training step of an MLP.
 #include "gpubench/augment/augment_cpu.hpp"
+#include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/augment/augment_params.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
@@ -72,8 +73,13 @@ public:
   }
 
   void cpu_stage_a(int k, float* host_out, thread_pool& pool) override {
-    augment_cpu::augment_batch(host_images_[k].data(), aug_shape_, host_samples_[k], host_out,
-                               pool);
+    // The fastest CPU path: OpenCV when built in (docs/augment.md), else the float reference.
+    if (augment_opencv::built_in())
+      augment_opencv::augment_batch(host_images_[k].data(), aug_shape_, host_samples_[k], host_out,
+                                    pool);
+    else
+      augment_cpu::augment_batch(host_images_[k].data(), aug_shape_, host_samples_[k], host_out,
+                                 pool);
   }
 
   [[nodiscard]] cuda::mlp& trained() override { return *trainer_; }
