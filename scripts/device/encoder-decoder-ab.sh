@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Before/after for the encoder-decoder pipeline's launch cost on a GPU machine: builds two source
+# trees (gpubench, and the new tree's GPU tests), runs the new build's pipeline GPU tests, then
+# old and new alternating, ROUNDS rounds: `pipeline --scenario encoder-decoder --batch 8,32,128`
+# (the new build also with GPUBENCH_PIPELINE_ONE_THREAD=1, stage A and B enqueued from one thread),
+# and augment-train at batch 32 once a side. ENERGY=N adds N runs a side of
+# `pipeline --batch 32 --energy`. Prints a summary table last; writes text, JSON and the table to
+# OUT_DIR/ed and packs it into OUT_DIR/ed.tar.xz.
+#   scripts/device/encoder-decoder-ab.sh OLD_SRC NEW_SRC OUT_DIR
+# Environment: ROUNDS (default 1), ENERGY (default 0), TESTS (default 1: run the GPU tests),
+# CMAKE_EXTRA (extra configure arguments, e.g. Catch2's and stb's places).
+set -uo pipefail
+old_src=${1:?usage: $0 OLD_SRC NEW_SRC OUT_DIR}
+new_src=${2:?usage: $0 OLD_SRC NEW_SRC OUT_DIR}
+out=${3:?usage: $0 OLD_SRC NEW_SRC OUT_DIR}/ed
+rounds=${ROUNDS:-1}
+energy=${ENERGY:-0}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+started=$(date +%s)
+log() { echo "[ed $(($(date +%s) - started))s] $*"; }
+
+build() { # SRC TARGETS...
+  local src=$1
+  shift
+  # shellcheck disable=SC2086
+  cmake -S "$src" -B "$src/build-gpu" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    ${CMAKE_EXTRA:-} >"$src/configure.log" 2>&1 &&
+    cmake --build "$src/build-gpu" -j8 --target "$@" >"$src/build.log" 2>&1
+}
+log "build"
+build "$old_src" gpubench &
+pid_old=$!
+targets=(gpubench)
+[[ ${TESTS:-1} == 1 ]] && targets+=(gpubench_gpu_tests)
+build "$new_src" "${targets[@]}" &
+pid_new=$!
+wait $pid_old || { tail -20 "$old_src/configure.log" "$old_src/build.log"; exit 1; }
+wait $pid_new || { tail -20 "$new_src/configure.log" "$new_src/build.log"; exit 1; }
+old=$old_src/build-gpu/app/gpubench
+new=$new_src/build-gpu/app/gpubench
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+    --format=csv
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  "$old" --version
+  "$new" --version
+} >"$out/machine.txt" 2>&1
+
+if [[ ${TESTS:-1} == 1 ]]; then
+  log "gpu tests [pipeline]"
+  timeout 150 "$new_src/build-gpu/tests/gpubench_gpu_tests" "[pipeline]" >"$out/gpu-tests.txt" 2>&1
+  echo "exit $?" >>"$out/gpu-tests.txt"
+  tail -3 "$out/gpu-tests.txt"
+fi
+
+one() { # NAME BINARY [ENV] ARGS...
+  local name=$1 bin=$2
+  shift 2
+  log "$name"
+  echo "$ $(basename "$bin") $* --output $name.json" >"$out/$name.txt"
+  timeout 150 env "$bin" "$@" --output "$out/$name.json" >>"$out/$name.txt" 2>&1
+  echo "exit $?" >>"$out/$name.txt"
+}
+for r in $(seq 1 "$rounds"); do
+  one "encdec-old-$r" "$old" pipeline --scenario encoder-decoder --batch 8,32,128
+  one "encdec-new-$r" "$new" pipeline --scenario encoder-decoder --batch 8,32,128
+  GPUBENCH_PIPELINE_ONE_THREAD=1 one "encdec-new1t-$r" "$new" pipeline --scenario \
+    encoder-decoder --batch 8,32,128
+done
+if [[ ${AUGMENT:-1} == 1 ]]; then
+  one augment-old "$old" pipeline --scenario augment-train --batch 32
+  one augment-new "$new" pipeline --scenario augment-train --batch 32
+fi
+for r in $(seq 1 "$energy"); do
+  one "energy-old-$r" "$old" pipeline --batch 32 --energy
+  one "energy-new-$r" "$new" pipeline --batch 32 --energy
+done
+log "summary"
+python3 "$here/encoder_decoder_summary.py" "$out" | tee "$out/summary.txt"
+tar -C "$(dirname "$out")" -cJf "$(dirname "$out")/ed.tar.xz" ed
+cp "$out/summary.txt" "$(dirname "$out")/summary.txt"
+log done
