@@ -47,20 +47,17 @@ new=$new_src/build-gpu/app/gpubench
   "$new" --version
 } >"$out/machine.txt" 2>&1
 
-if [[ ${TESTS:-1} == 1 ]]; then
-  log "gpu tests [pipeline]"
-  timeout 150 "$new_src/build-gpu/tests/gpubench_gpu_tests" "[pipeline]" >"$out/gpu-tests.txt" 2>&1
-  echo "exit $?" >>"$out/gpu-tests.txt"
-  tail -3 "$out/gpu-tests.txt"
-fi
 
-one() { # NAME BINARY [ENV] ARGS...
+# Packed after every step, so that a run stopped at its time limit still returns what it did.
+pack() { tar -C "$(dirname "$out")" -cJf "$(dirname "$out")/ed.tar.xz" ed; }
+one() { # NAME BINARY ARGS...
   local name=$1 bin=$2
   shift 2
   log "$name"
   echo "$ $(basename "$bin") $* --output $name.json" >"$out/$name.txt"
   timeout 150 env "$bin" "$@" --output "$out/$name.json" >>"$out/$name.txt" 2>&1
   echo "exit $?" >>"$out/$name.txt"
+  pack
 }
 for r in $(seq 1 "$rounds"); do
   one "encdec-old-$r" "$old" pipeline --scenario encoder-decoder --batch 8,32,128
@@ -76,8 +73,15 @@ for r in $(seq 1 "$energy"); do
   one "energy-old-$r" "$old" pipeline --batch 32 --energy
   one "energy-new-$r" "$new" pipeline --batch 32 --energy
 done
+if [[ ${TESTS:-1} == 1 ]]; then
+  log "gpu tests [pipeline]"
+  timeout "${TEST_TIMEOUT:-150}" "$new_src/build-gpu/tests/gpubench_gpu_tests" "[pipeline]" >"$out/gpu-tests.txt" 2>&1
+  echo "exit $?" >>"$out/gpu-tests.txt"
+  tail -3 "$out/gpu-tests.txt"
+  pack
+fi
 log "summary"
 python3 "$here/encoder_decoder_summary.py" "$out" | tee "$out/summary.txt"
-tar -C "$(dirname "$out")" -cJf "$(dirname "$out")/ed.tar.xz" ed
+pack
 cp "$out/summary.txt" "$(dirname "$out")/summary.txt"
 log done
