@@ -7,8 +7,10 @@
 # `pipeline --batch 32 --energy`. Prints a summary table last; writes text, JSON and the table to
 # OUT_DIR/ed and packs it into OUT_DIR/ed.tar.xz.
 #   scripts/device/encoder-decoder-ab.sh OLD_SRC NEW_SRC OUT_DIR
-# Environment: ROUNDS (default 1), ENERGY (default 0), TESTS (default 1: run the GPU tests),
-# CMAKE_EXTRA (extra configure arguments, e.g. Catch2's and stb's places).
+# Environment: ROUNDS (default 1), BATCHES (default 8,32,128), ENERGY (default 0), TESTS (default
+# 1: run the GPU tests), OLD (default 1: build and run the old tree), ONE_THREAD (default 1),
+# AUGMENT (default 1), VARIANTS and NCU (below), CMAKE_EXTRA (extra configure arguments, e.g.
+# Catch2's and stb's places).
 set -uo pipefail
 old_src=${1:?usage: $0 OLD_SRC NEW_SRC OUT_DIR}
 new_src=${2:?usage: $0 OLD_SRC NEW_SRC OUT_DIR}
@@ -29,13 +31,17 @@ build() { # SRC TARGETS...
     cmake --build "$src/build-gpu" -j8 --target "$@" >"$src/build.log" 2>&1
 }
 log "build"
-build "$old_src" gpubench &
-pid_old=$!
+if [[ ${OLD:-1} == 1 ]]; then
+  build "$old_src" gpubench &
+  pid_old=$!
+fi
 targets=(gpubench)
 [[ ${TESTS:-1} == 1 ]] && targets+=(gpubench_gpu_tests)
 build "$new_src" "${targets[@]}" &
 pid_new=$!
-wait $pid_old || { tail -20 "$old_src/configure.log" "$old_src/build.log"; exit 1; }
+if [[ ${OLD:-1} == 1 ]]; then
+  wait "$pid_old" || { tail -20 "$old_src/configure.log" "$old_src/build.log"; exit 1; }
+fi
 wait $pid_new || { tail -20 "$new_src/configure.log" "$new_src/build.log"; exit 1; }
 old=$old_src/build-gpu/app/gpubench
 new=$new_src/build-gpu/app/gpubench
@@ -43,7 +49,7 @@ new=$new_src/build-gpu/app/gpubench
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
     --format=csv
   date -u +%Y-%m-%dT%H:%M:%SZ
-  "$old" --version
+  [[ ${OLD:-1} == 1 ]] && "$old" --version
   "$new" --version
 } >"$out/machine.txt" 2>&1
 
@@ -60,17 +66,36 @@ one() { # NAME BINARY ARGS...
   pack
 }
 for r in $(seq 1 "$rounds"); do
-  one "encdec-old-$r" "$old" pipeline --scenario encoder-decoder --batch 8,32,128
-  one "encdec-new-$r" "$new" pipeline --scenario encoder-decoder --batch 8,32,128
-  GPUBENCH_PIPELINE_ONE_THREAD=1 one "encdec-new1t-$r" "$new" pipeline --scenario \
-    encoder-decoder --batch 8,32,128
+  [[ ${OLD:-1} == 1 ]] &&
+    one "encdec-old-$r" "$old" pipeline --scenario encoder-decoder --batch "${BATCHES:-8,32,128}"
+  one "encdec-new-$r" "$new" pipeline --scenario encoder-decoder --batch "${BATCHES:-8,32,128}"
+  [[ ${ONE_THREAD:-1} == 1 ]] && GPUBENCH_PIPELINE_ONE_THREAD=1 one "encdec-new1t-$r" "$new" \
+    pipeline --scenario encoder-decoder --batch "${BATCHES:-8,32,128}"
 done
+# VARIANTS="NAME:VAR=VALUE ...": the new build once more per variant, with that environment.
+for v in ${VARIANTS:-}; do
+  env "${v#*:}" bash -c "true" # checks the assignment's form
+  export "${v#*:}"
+  one "encdec-${v%%:*}" "$new" pipeline --scenario encoder-decoder --batch 8,32,128
+  unset "$(echo "${v#*:}" | cut -d= -f1)"
+done
+if [[ ${NCU:-0} == 1 ]]; then
+  # The kernels the first launches of a serial encoder-decoder run issue (names and streams).
+  log "ncu"
+  timeout 120 ncu --clock-control none --launch-count "${NCU_LAUNCHES:-40}" \
+    --metrics gpu__time_duration.sum "$new" pipeline --scenario encoder-decoder --batch 32 \
+    --mode serial --no-verify >"$out/ncu.txt" 2>&1
+  echo "exit $?" >>"$out/ncu.txt"
+  grep -E ', Context [0-9]+, Stream' "$out/ncu.txt" | sed -E 's/\(.*\) \(([0-9, ]+)\)x\(([0-9, ]+)\)/ grid(\1) block(\2)/' |
+    cut -c1-150 | tee "$out/ncu-kernels.txt"
+  pack
+fi
 if [[ ${AUGMENT:-1} == 1 ]]; then
-  one augment-old "$old" pipeline --scenario augment-train --batch 32
+  [[ ${OLD:-1} == 1 ]] && one augment-old "$old" pipeline --scenario augment-train --batch 32
   one augment-new "$new" pipeline --scenario augment-train --batch 32
 fi
 for r in $(seq 1 "$energy"); do
-  one "energy-old-$r" "$old" pipeline --batch 32 --energy
+  [[ ${OLD:-1} == 1 ]] && one "energy-old-$r" "$old" pipeline --batch 32 --energy
   one "energy-new-$r" "$new" pipeline --batch 32 --energy
 done
 if [[ ${TESTS:-1} == 1 ]]; then

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -262,6 +263,9 @@ public:
       pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, al_b);
       pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, al_d);
       pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, al_d);
+      if (const char* mask = std::getenv("GPUBENCH_MLP_REDUCTION_MASK"); mask != nullptr)
+        pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                 static_cast<std::uint32_t>(std::strtoul(mask, nullptr, 0)));
       status = cublasLtMatmulAlgoGetHeuristic(h, desc_, a_, b_, d_, d_, pref, 1, &result,
                                               &returned);
     } catch (...) {
