@@ -56,28 +56,38 @@ new=$new_src/build-gpu/app/gpubench
 
 # Packed after every step, so that a run stopped at its time limit still returns what it did.
 pack() { tar -C "$(dirname "$out")" -cJf "$(dirname "$out")/ed.tar.xz" ed; }
-one() { # NAME BINARY ARGS...
+one() { # NAME BINARY ARGS...   (ONE_ENV: VAR=VALUE for this run alone)
   local name=$1 bin=$2
   shift 2
-  log "$name"
-  echo "$ $(basename "$bin") $* --output $name.json" >"$out/$name.txt"
-  timeout 150 env "$bin" "$@" --output "$out/$name.json" >>"$out/$name.txt" 2>&1
+  log "$name ${ONE_ENV:-}"
+  echo "$ ${ONE_ENV:-}${ONE_ENV:+ }$(basename "$bin") $* --output $name.json" >"$out/$name.txt"
+  # shellcheck disable=SC2086
+  timeout 150 env ${ONE_ENV:-} "$bin" "$@" --output "$out/$name.json" >>"$out/$name.txt" 2>&1
   echo "exit $?" >>"$out/$name.txt"
   pack
 }
+# VARIANTS="NAME:VAR=VALUE ...": the new build once per variant with that environment (batch 8,
+# 32, 128), before the rounds, and once plain ("base"). With PICK=1 the rounds and the energy runs then use the
+# variant (or base) whose streams row at batch 32 spends the least host time per step while its
+# serial and graph medians stay within 1% of base's (scripts/device/encoder_decoder_pick.py).
+if [[ -n ${VARIANTS:-} ]]; then
+  one "encdec-base" "$new" pipeline --scenario encoder-decoder --batch 8,32,128
+  for v in $VARIANTS; do
+    ONE_ENV=${v#*:} one "encdec-${v%%:*}" "$new" pipeline --scenario encoder-decoder \
+      --batch 8,32,128
+  done
+  if [[ ${PICK:-0} == 1 ]]; then
+    pick=$(python3 "$here/encoder_decoder_pick.py" "$out" $VARIANTS | tee "$out/pick.txt" | tail -1)
+    log "picked: $pick"
+    [[ $pick == *=* ]] && export "${pick?}"
+  fi
+fi
 for r in $(seq 1 "$rounds"); do
   [[ ${OLD:-1} == 1 ]] &&
     one "encdec-old-$r" "$old" pipeline --scenario encoder-decoder --batch "${BATCHES:-8,32,128}"
   one "encdec-new-$r" "$new" pipeline --scenario encoder-decoder --batch "${BATCHES:-8,32,128}"
   [[ ${ONE_THREAD:-1} == 1 ]] && GPUBENCH_PIPELINE_ONE_THREAD=1 one "encdec-new1t-$r" "$new" \
     pipeline --scenario encoder-decoder --batch "${BATCHES:-8,32,128}"
-done
-# VARIANTS="NAME:VAR=VALUE ...": the new build once more per variant, with that environment.
-for v in ${VARIANTS:-}; do
-  env "${v#*:}" bash -c "true" # checks the assignment's form
-  export "${v#*:}"
-  one "encdec-${v%%:*}" "$new" pipeline --scenario encoder-decoder --batch 8,32,128
-  unset "$(echo "${v#*:}" | cut -d= -f1)"
 done
 if [[ ${NCU:-0} == 1 ]]; then
   # The kernels the first launches of a serial encoder-decoder run issue (names and streams).
