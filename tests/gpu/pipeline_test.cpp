@@ -1,7 +1,7 @@
 // The pipeline on a GPU: the cuBLASLt model against the CPU reference on small sizes, with the
 // launches its plan says; every mode's trained weights bitwise equal to serial's for both
-// scenarios, batch sizes 1 to 128 and depths 2 and 3; a corrupted copy reported as a mismatch; stage timings positive and the derived figures
-// consistent with the measurements they come from.
+// scenarios, batch sizes 1 to 128 and depths 2 and 3; a corrupted copy reported as a mismatch;
+// stage timings positive and the derived figures consistent with the measurements they come from.
 #include "gpubench/cuda/mlp.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/pipeline/pipeline.hpp"
@@ -163,9 +163,9 @@ TEST_CASE("every mode's trained weights are bitwise equal to serial's", "[pipeli
   const auto depth = GENERATE(as<std::string>{}, "2", "3");
   INFO(scenario << " batch " << batch << " depth " << depth);
   // cpu-augment (CPU threads augmenting) only at the small batches, to keep the test short.
-  const std::string modes =
-      scenario == "augment-train" && (batch == "1" || batch == "8") ? "all"
-                                                                     : "serial,streams,graph";
+  const std::string modes = scenario == "augment-train" && (batch == "1" || batch == "8")
+                                ? "all"
+                                : "serial,streams,graph";
   const auto results =
       run_pipeline({{"scenario", scenario}, {"batch", batch}, {"depth", depth}, {"mode", modes}},
                    fast_options());

@@ -38,7 +38,7 @@ TEST_CASE("bias_act fusion keeps the ReLU-gradient kernel, none also the bias ke
   const cuda::mlp_shape shape{{7, 5, 6, 3}, false};
   const auto b = cuda::plan_launches(shape, mlp_fusion::bias_act);
   CHECK(by_layer(b) == std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {1, 3}});
-  CHECK(b.train_total() == 3 + 1 + 2 * 3 + 1);
+  CHECK(b.train_total() == 3 + 1 + (1 + 2 * 3) + 1); // forward, loss, backward, update
   const auto n = cuda::plan_launches(shape, mlp_fusion::none);
   CHECK(by_layer(n) == std::vector<std::pair<int, int>>{{2, 1}, {2, 3}, {2, 3}});
   CHECK(n.forward_total() == 6);

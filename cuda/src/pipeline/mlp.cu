@@ -266,8 +266,8 @@ public:
       if (const char* mask = std::getenv("GPUBENCH_MLP_REDUCTION_MASK"); mask != nullptr)
         pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
                  static_cast<std::uint32_t>(std::strtoul(mask, nullptr, 0)));
-      status = cublasLtMatmulAlgoGetHeuristic(h, desc_, a_, b_, d_, d_, pref, 1, &result,
-                                              &returned);
+      status =
+          cublasLtMatmulAlgoGetHeuristic(h, desc_, a_, b_, d_, d_, pref, 1, &result, &returned);
     } catch (...) {
       (void)cublasLtMatmulPreferenceDestroy(pref);
       throw;
@@ -389,9 +389,8 @@ mlp::lt_state& mlp::lt(blas_handle& blas) {
       if (!st->fwd.back()->supported(h)) return nullptr;
       if (shape_.relu_last) continue; // forward only
       // dW = delta (o x B) . src^T (B x in)
-      st->dw.push_back(std::make_unique<lt_product>(CUBLAS_OP_N, CUBLAS_OP_T, o, in, batch_,
-                                                    CUBLASLT_EPILOGUE_DEFAULT, nullptr, nullptr,
-                                                    0));
+      st->dw.push_back(std::make_unique<lt_product>(
+          CUBLAS_OP_N, CUBLAS_OP_T, o, in, batch_, CUBLASLT_EPILOGUE_DEFAULT, nullptr, nullptr, 0));
       if (!st->dw.back()->supported(h)) return nullptr;
       if (l == 0) {
         st->dx.push_back(nullptr);

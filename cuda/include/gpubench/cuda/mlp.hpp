@@ -151,9 +151,9 @@ private:
   std::unique_ptr<lt_state> lt_;
   device_buffer<float> params_;
   device_buffer<float> grads_;
-  std::vector<device_buffer<float>> acts_; ///< layer outputs, after the activation
+  std::vector<device_buffer<float>> acts_;          ///< layer outputs, after the activation
   std::vector<device_buffer<std::byte>> relu_mask_; ///< full fusion: the ReLU bit masks
-  device_buffer<float> delta_[2];          ///< ping-pong gradients w.r.t. layer outputs
+  device_buffer<float> delta_[2];                   ///< ping-pong gradients w.r.t. layer outputs
 };
 
 /// Average pooling of `images` (batch x channels x size x size, float) over pool x pool windows,
