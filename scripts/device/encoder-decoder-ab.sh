@@ -66,15 +66,21 @@ one() { # NAME BINARY ARGS...   (ONE_ENV: VAR=VALUE for this run alone)
   echo "exit $?" >>"$out/$name.txt"
   pack
 }
-# VARIANTS="NAME:VAR=VALUE ...": the new build once per variant with that environment (batch 8,
-# 32, 128), before the rounds, and once plain ("base"). With PICK=1 the rounds and the energy runs then use the
+# cuBLASLt absent: the pipeline must say so and exit 77.
+log "missing cuBLASLt"
+GPUBENCH_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so.13 timeout 60 "$new" pipeline \
+  --scenario encoder-decoder --batch 8 >"$out/missing-cublaslt.txt" 2>&1
+echo "exit $?" >>"$out/missing-cublaslt.txt"
+tail -3 "$out/missing-cublaslt.txt" | cut -c1-300
+# VARIANTS="NAME:VAR=VALUE ...": the new build once per variant with that environment (batches
+# VARIANT_BATCHES, default 8,32,128), before the rounds, and once plain ("base"). With PICK=1 the rounds and the energy runs then use the
 # variant (or base) whose streams row at batch 32 spends the least host time per step while its
 # serial and graph medians stay within 1% of base's (scripts/device/encoder_decoder_pick.py).
 if [[ -n ${VARIANTS:-} ]]; then
-  one "encdec-base" "$new" pipeline --scenario encoder-decoder --batch 8,32,128
+  one "encdec-base" "$new" pipeline --scenario encoder-decoder --batch "${VARIANT_BATCHES:-8,32,128}"
   for v in $VARIANTS; do
     ONE_ENV=${v#*:} one "encdec-${v%%:*}" "$new" pipeline --scenario encoder-decoder \
-      --batch 8,32,128
+      --batch "${VARIANT_BATCHES:-8,32,128}"
   done
   if [[ ${PICK:-0} == 1 ]]; then
     pick=$(python3 "$here/encoder_decoder_pick.py" "$out" $VARIANTS | tee "$out/pick.txt" | tail -1)

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <mutex>
 
 namespace gpubench::cuda {
@@ -51,6 +52,9 @@ void lt_load_once(lt_loaded& s) {
 const char* cublaslt_soname() noexcept { return lt_soname; }
 
 std::vector<std::string> cublaslt_candidates() {
+  // GPUBENCH_CUBLASLT_LIBRARY names the one file to load (tests point it at one that is absent).
+  const char* env = std::getenv("GPUBENCH_CUBLASLT_LIBRARY");
+  if (env != nullptr && *env != '\0') return {env};
   return cuda_library_candidates(lt_soname, CUBLAS_VER_MAJOR);
 }
 

@@ -28,7 +28,7 @@ void* load_cublas();
 /// cuBLASLt, which the pipeline's matrix products (with their fused epilogues) run on, loaded the
 /// same way (cuda/src/pipeline/cublaslt_loader.cpp): its file name (libcublasLt.so.<major>), the
 /// places tried, the loader (throws no_device_error naming the library and what to install) and
-/// the non-throwing check.
+/// the non-throwing check. GPUBENCH_CUBLASLT_LIBRARY, when set, is the one file tried.
 [[nodiscard]] const char* cublaslt_soname() noexcept;
 [[nodiscard]] std::vector<std::string> cublaslt_candidates();
 void* load_cublaslt();
