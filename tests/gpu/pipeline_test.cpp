@@ -65,10 +65,12 @@ double median_of(const result& r, const char* name) {
 
 } // namespace
 
-TEST_CASE("the cuBLASLt network matches the CPU reference: forward, backward and SGD",
+TEST_CASE("the network matches the CPU reference on both backends: forward, backward and SGD",
           "[pipeline][model][sanitize]") {
   INFO("seed " << fresh_seed());
   const int batch = GENERATE(1, 4, 9);
+  const auto backend = GENERATE(cuda::mlp_backend::cublaslt, cuda::mlp_backend::cublas);
+  INFO("batch " << batch << (backend == cuda::mlp_backend::cublas ? " cuBLAS" : " cuBLASLt"));
   const cuda::mlp_shape shape{{7, 5, 6, 3}, false};
   const auto init = pipeline_cpu::initial_params(shape, fresh_seed(), 1);
   const auto x =
@@ -82,14 +84,15 @@ TEST_CASE("the cuBLASLt network matches the CPU reference: forward, backward and
   GPUBENCH_CUDA_TRY(cudaDeviceSynchronize()); // the copies' legacy stream does not order `s`
   const cuda::stream s;
   cuda::blas_handle blas;
-  cuda::mlp net(shape, batch);
+  cuda::mlp net(shape, batch, backend);
   net.set_params(init.data());
 
   net.forward(blas, dx.data(), s.get());
   // cuBLASLt on a GPU of compute capability 9.0 runs every epilogue the model asks for, even at
   // these odd sizes (4-byte aligned biases and products).
   INFO("fusion " << cuda::to_string(net.fusion()));
-  CHECK(net.fusion() == cuda::mlp_fusion::full);
+  CHECK(net.fusion() ==
+        (backend == cuda::mlp_backend::cublaslt ? cuda::mlp_fusion::full : cuda::mlp_fusion::none));
   const auto plan = cuda::plan_launches(shape, net.fusion());
   CHECK(net.launches() == plan.forward_total());
   std::vector<float> y(3 * static_cast<std::size_t>(batch));

@@ -8,6 +8,7 @@
 #include "gpubench/cuda/mlp.hpp"
 
 #include <cublasLt.h>
+#include <cublas_v2.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -23,8 +24,13 @@ namespace {
 void check_blas(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   // fmt's compile-time format check does not compile under nvcc: build the message directly.
-  const std::string what = std::string(call) + " failed: " + cublasLtGetStatusName(status) +
-                           " at " + file + ":" + std::to_string(line);
+  std::string name = std::to_string(static_cast<int>(status));
+  try { // the status's name from cuBLASLt, where it loads (a cuBLAS-only failure need not)
+    name = cublasLtGetStatusName(status);
+  } catch (const std::exception&) {
+  }
+  const std::string what =
+      std::string(call) + " failed: " + name + " at " + file + ":" + std::to_string(line);
   if (status == CUBLAS_STATUS_ALLOC_FAILED)
     throw out_of_memory_error(cudaErrorMemoryAllocation, what);
   throw cuda_error(cudaErrorUnknown, what);
@@ -185,6 +191,24 @@ struct blas_handle::impl {
   cublasLtHandle_t handle = nullptr;
   device_buffer<std::byte> workspace{workspace_bytes};
   cudaStream_t bound = nullptr;
+  cublasHandle_t legacy = nullptr; ///< mlp_backend::cublas, created on first use
+
+  /// The cuBLAS handle, bound to `bound` with the workspace.
+  cublasHandle_t sgemm_handle() {
+    if (legacy == nullptr) {
+      GPUBENCH_BLAS_TRY(cublasCreate(&legacy));
+      GPUBENCH_BLAS_TRY(cublasSetMathMode(legacy, CUBLAS_DEFAULT_MATH));
+      GPUBENCH_BLAS_TRY(cublasSetAtomicsMode(legacy, CUBLAS_ATOMICS_NOT_ALLOWED));
+      GPUBENCH_BLAS_TRY(cublasSetPointerMode(legacy, CUBLAS_POINTER_MODE_HOST));
+      set_legacy_stream();
+    }
+    return legacy;
+  }
+  /// cublasSetStream resets the workspace: set it again.
+  void set_legacy_stream() {
+    GPUBENCH_BLAS_TRY(cublasSetStream(legacy, bound));
+    GPUBENCH_BLAS_TRY(cublasSetWorkspace(legacy, workspace.data(), workspace.bytes()));
+  }
 };
 
 blas_handle::blas_handle() : impl_(std::make_unique<impl>()) {
@@ -195,10 +219,16 @@ blas_handle::blas_handle(blas_handle&&) noexcept = default;
 blas_handle& blas_handle::operator=(blas_handle&&) noexcept = default;
 
 blas_handle::~blas_handle() {
-  if (impl_ && impl_->handle != nullptr) (void)cublasLtDestroy(impl_->handle);
+  if (!impl_) return;
+  if (impl_->legacy != nullptr) (void)cublasDestroy(impl_->legacy);
+  if (impl_->handle != nullptr) (void)cublasLtDestroy(impl_->handle);
 }
 
-void blas_handle::bind(cudaStream_t s) { impl_->bound = s; }
+void blas_handle::bind(cudaStream_t s) {
+  if (impl_->bound == s) return;
+  impl_->bound = s;
+  if (impl_->legacy != nullptr) impl_->set_legacy_stream();
+}
 
 // ---- one matrix product ---------------------------------------------------------------------
 
@@ -343,15 +373,15 @@ int mask_ld(int rows) { return (rows + 127) / 128 * 128; }
 
 } // namespace
 
-mlp::mlp(mlp_shape shape, int batch)
-    : shape_(std::move(shape)), batch_(batch), params_(shape_.param_count()),
+mlp::mlp(mlp_shape shape, int batch, mlp_backend backend)
+    : shape_(std::move(shape)), batch_(batch), backend_(backend), params_(shape_.param_count()),
       grads_(shape_.param_count()) {
   if (shape_.layers() < 1) throw std::invalid_argument("mlp: at least one layer");
   for (int l = 0; l < shape_.layers(); ++l)
     acts_.emplace_back(static_cast<std::size_t>(shape_.sizes[l + 1]) * batch_);
   // A network that trains keeps its hidden layers' ReLU masks for the backward pass (used with
   // mlp_fusion::full); allocated here, so that no product allocates inside a graph capture.
-  if (!shape_.relu_last)
+  if (!shape_.relu_last && backend_ == mlp_backend::cublaslt)
     for (int l = 0; l + 1 < shape_.layers(); ++l)
       relu_mask_.emplace_back(static_cast<std::size_t>(mask_ld(shape_.sizes[l + 1]) / 8) *
                               static_cast<std::size_t>(batch_));
@@ -447,6 +477,10 @@ void mlp::bias_act(int layer, float* y, cudaStream_t s) {
 
 void mlp::forward_layers(blas_handle& blas, const float* x, cudaStream_t s, float* out,
                          cudaEvent_t before_last) {
+  if (backend_ == mlp_backend::cublas) {
+    forward_sgemm(blas, x, s, out, before_last);
+    return;
+  }
   lt_state& st = lt(blas);
   auto& b = *blas.impl_;
   const int layers = shape_.layers();
@@ -466,6 +500,10 @@ void mlp::train_step(blas_handle& blas, const float* x, const float* target, flo
                      cudaStream_t s, cudaEvent_t narrow) {
   if (shape_.relu_last) throw std::logic_error("mlp::train_step: the last layer must be linear");
   forward_layers(blas, x, s, nullptr, narrow);
+  if (backend_ == mlp_backend::cublas) {
+    backward_sgemm(blas, x, target, lr, s);
+    return;
+  }
   lt_state& st = *lt_;
   auto& b = *blas.impl_;
   const int layers = shape_.layers();
@@ -497,6 +535,72 @@ void mlp::train_step(blas_handle& blas, const float* x, const float* target, flo
       GPUBENCH_CHECK_LAUNCH("relu_grad_kernel");
       ++launches_;
     }
+    cur = nxt;
+  }
+  sgd_kernel<<<blocks_for(params_.size()), block, 0, s>>>(params_.data(), grads_.data(), lr,
+                                                          params_.size());
+  GPUBENCH_CHECK_LAUNCH("sgd_kernel");
+  ++launches_;
+}
+
+void mlp::forward_sgemm(blas_handle& blas, const float* x, cudaStream_t s, float* out,
+                        cudaEvent_t before_last) {
+  blas.bind(s);
+  const cublasHandle_t h = blas.impl_->sgemm_handle();
+  const float one = 1.0F;
+  const float zero = 0.0F;
+  const int layers = shape_.layers();
+  for (int l = 0; l < layers; ++l) {
+    const int in = shape_.sizes[l];
+    const int o = shape_.sizes[l + 1];
+    const float* src = l == 0 ? x : acts_[l - 1].data();
+    float* dst = (l == layers - 1 && out != nullptr) ? out : acts_[l].data();
+    const float* w = params_.data() + shape_.weight_offset(l);
+    if (l == layers - 1 && before_last != nullptr)
+      GPUBENCH_CUDA_TRY(cudaEventRecord(before_last, s));
+    GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, o, batch_, in, &one, w, o, src, in,
+                                  &zero, dst, o));
+    ++launches_;
+    bias_act(l, dst, s);
+  }
+}
+
+void mlp::backward_sgemm(blas_handle& blas, const float* x, const float* target, float lr,
+                         cudaStream_t s) {
+  const cublasHandle_t h = blas.impl_->sgemm_handle();
+  const float one = 1.0F;
+  const float zero = 0.0F;
+  const int layers = shape_.layers();
+  int cur = 0;
+  {
+    const int o = shape_.outputs();
+    mse_grad_kernel<<<blocks_for(static_cast<std::size_t>(o)), block, 0, s>>>(
+        acts_.back().data(), target, o, batch_, 1.0F / static_cast<float>(batch_),
+        delta_[cur].data(), grads_.data() + shape_.bias_offset(layers - 1));
+    GPUBENCH_CHECK_LAUNCH("mse_grad_kernel");
+    ++launches_;
+  }
+  for (int l = layers - 1; l >= 0; --l) {
+    const int in = shape_.sizes[l];
+    const int o = shape_.sizes[l + 1];
+    const float* src = l == 0 ? x : acts_[l - 1].data();
+    // dW = delta (o x B) . src^T (B x in)
+    GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, o, in, batch_, &one,
+                                  delta_[cur].data(), o, src, in, &zero,
+                                  grads_.data() + shape_.weight_offset(l), o));
+    ++launches_;
+    if (l == 0) break;
+    // d(src) = W^T (in x o) . delta (o x B), then through the ReLU of layer l - 1.
+    const int nxt = 1 - cur;
+    GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, in, batch_, o, &one,
+                                  params_.data() + shape_.weight_offset(l), o, delta_[cur].data(),
+                                  o, &zero, delta_[nxt].data(), in));
+    ++launches_;
+    relu_grad_kernel<<<blocks_for(static_cast<std::size_t>(in)), block, 0, s>>>(
+        delta_[nxt].data(), acts_[l - 1].data(), in, batch_,
+        grads_.data() + shape_.bias_offset(l - 1));
+    GPUBENCH_CHECK_LAUNCH("relu_grad_kernel");
+    ++launches_;
     cur = nxt;
   }
   sgd_kernel<<<blocks_for(params_.size()), block, 0, s>>>(params_.data(), grads_.data(), lr,

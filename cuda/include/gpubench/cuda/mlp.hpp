@@ -53,6 +53,12 @@ struct mlp_shape {
 /// algorithms, so the modes' weights stay bitwise equal.
 enum class mlp_fusion { none, bias_act, full };
 
+/// The library a network's products run on. cublaslt: cublasLtMatmul with the epilogues above.
+/// cublas: cublasSgemm (default math, atomics not allowed) with the bias, ReLU, ReLU gradient and
+/// bias gradients in kernels, the launches of mlp_fusion::none. Each scenario uses the one
+/// measured best for it (docs/pipeline.md).
+enum class mlp_backend { cublaslt, cublas };
+
 /// Launches (matrix products and kernels) one layer issues.
 struct mlp_layer_launches {
   int forward = 0;  ///< the forward product, and the bias + activation kernel without fusion
@@ -75,7 +81,9 @@ struct mlp_launch_plan {
 [[nodiscard]] mlp_launch_plan plan_launches(const mlp_shape& shape, mlp_fusion fusion);
 [[nodiscard]] const char* to_string(mlp_fusion fusion) noexcept;
 
-/// A cuBLASLt handle with its own workspace, used on one stream at a time. The same workspace
+/// A cuBLASLt handle with its own workspace, used on one stream at a time (and, created when a
+/// network on mlp_backend::cublas first uses it, a cuBLAS handle on the same workspace, default
+/// math, atomics not allowed). The same workspace
 /// size on every handle, and the algorithms are the network's (chosen once per product and
 /// alignment), not the handle's: the same call gives the same bits on whichever handle and stream
 /// it runs, which the pipeline's bitwise check relies on.
@@ -101,7 +109,7 @@ private:
 /// forward and train_step allocate nothing and can be captured into a CUDA graph.
 class mlp {
 public:
-  mlp(mlp_shape shape, int batch);
+  mlp(mlp_shape shape, int batch, mlp_backend backend = mlp_backend::cublaslt);
   mlp(const mlp&) = delete;
   mlp& operator=(const mlp&) = delete;
   ~mlp();
@@ -128,7 +136,9 @@ public:
   void train_step(blas_handle& blas, const float* x, const float* target, float lr, cudaStream_t s,
                   cudaEvent_t narrow = nullptr);
 
-  /// The fusion the network settled on at its first product (mlp_fusion::none before that).
+  [[nodiscard]] mlp_backend backend() const noexcept { return backend_; }
+  /// The fusion the network settled on at its first product (mlp_fusion::none before that, and
+  /// always with mlp_backend::cublas).
   [[nodiscard]] mlp_fusion fusion() const noexcept;
   /// Launches (products and kernels) issued so far.
   [[nodiscard]] long long launches() const noexcept { return launches_; }
@@ -145,8 +155,15 @@ private:
   /// The bias + activation kernel, the ReLU-gradient kernel: only where the epilogue does not.
   void bias_act(int layer, float* y, cudaStream_t s);
 
+  /// forward_layers and train_step on cublasSgemm (mlp_backend::cublas).
+  void forward_sgemm(blas_handle& blas, const float* x, cudaStream_t s, float* out,
+                     cudaEvent_t before_last);
+  void backward_sgemm(blas_handle& blas, const float* x, const float* target, float lr,
+                      cudaStream_t s);
+
   mlp_shape shape_;
   int batch_;
+  mlp_backend backend_;
   long long launches_ = 0;
   std::unique_ptr<lt_state> lt_;
   device_buffer<float> params_;
