@@ -1,6 +1,7 @@
-// The pipeline on a GPU: the cuBLASLt model against the CPU reference on small sizes, with the
-// launches its plan says; every mode's trained weights bitwise equal to serial's for both
-// scenarios, batch sizes 1 to 128 and depths 2 and 3; a corrupted copy reported as a mismatch;
+// The pipeline on a GPU: the model on both backends against the CPU reference on small sizes, with
+// the launches its plan says; every mode's trained weights bitwise equal to serial's for both
+// scenarios, batch sizes 1 to 128 and depths 2 and 3, and encoder-decoder enqueued from one
+// thread and from two; a corrupted copy reported as a mismatch;
 // stage timings positive and the derived figures consistent with the measurements they come from.
 #include "gpubench/cuda/mlp.hpp"
 #include "gpubench/cuda/stream.hpp"
@@ -13,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace gpubench;
 
@@ -224,6 +226,37 @@ TEST_CASE("the pipeline trains: weights after the verified steps differ from the
   CHECK(engine.step() == 4);
   CHECK(pipeline_cpu::compare_bitwise(before, after).mismatches > after.size() / 2);
   CHECK(std::all_of(after.begin(), after.end(), [](float v) { return std::isfinite(v); }));
+}
+
+TEST_CASE("encoder-decoder streams enqueued from two threads and from one give the same weights",
+          "[pipeline][modes]") {
+  pipeline_config cfg;
+  cfg.scenario = pipeline_scenario::encoder_decoder;
+  cfg.batch = 8;
+  cfg.steps = 7;
+  cfg.depth = GENERATE(2, 3);
+  cfg.coder.enc_width = 64;
+  cfg.coder.dec_width = 32;
+  cfg.coder.in_features = 48;
+  const auto seed = fresh_seed();
+  thread_pool pool(2);
+  const cuda::stream s;
+  const auto train = [&](bool one_thread) {
+    if (one_thread)
+      REQUIRE(setenv("GPUBENCH_PIPELINE_ONE_THREAD", "1", 1) == 0);
+    else
+      REQUIRE(unsetenv("GPUBENCH_PIPELINE_ONE_THREAD") == 0);
+    pipeline_engine engine(cfg, seed, pool); // reads the variable when it is built
+    engine.start(pipeline_mode::streams, s.get());
+    engine.run(pipeline_mode::streams, 3, s.get());
+    engine.run(pipeline_mode::streams, 4, s.get());
+    return engine.trained_weights();
+  };
+  const auto two = train(false);
+  const auto one = train(true);
+  REQUIRE(unsetenv("GPUBENCH_PIPELINE_ONE_THREAD") == 0);
+  INFO("depth " << cfg.depth);
+  CHECK(pipeline_cpu::compare_bitwise(one, two).mismatches == 0);
 }
 
 TEST_CASE("stage timings are positive and the derived figures follow from them",

@@ -98,11 +98,16 @@ private:
   std::thread worker_; ///< last: started once the members it uses exist
 };
 
-/// Spins until `count` reaches `at_least` or `abort` is set (then throws: the other thread failed).
+/// Thrown by await_count when the other enqueuing thread failed: that thread's error is the one
+/// to report.
+struct enqueue_aborted : std::runtime_error {
+  enqueue_aborted() : std::runtime_error("pipeline: the other enqueuing thread failed") {}
+};
+
+/// Spins until `count` reaches `at_least`, or throws enqueue_aborted once `abort` is set.
 void await_count(const std::atomic<int>& count, int at_least, const std::atomic<bool>& abort) {
   while (count.load(std::memory_order_acquire) < at_least) {
-    if (abort.load(std::memory_order_acquire))
-      throw std::runtime_error("pipeline: the other enqueuing thread failed");
+    if (abort.load(std::memory_order_acquire)) throw enqueue_aborted();
     std::this_thread::yield();
   }
 }
@@ -328,11 +333,14 @@ struct pipeline_engine::state {
         ev.b_done[ring(t)].record(b);
         b_count.store(j + 1, std::memory_order_release);
       }
+    } catch (const enqueue_aborted&) { // stage A's thread failed: report its error
+      a_thread->wait();
+      throw;
     } catch (...) {
       abort.store(true, std::memory_order_release);
       try {
         a_thread->wait();
-      } catch (...) { // the first failure is the one to report
+      } catch (...) { // stage B's failure came first; A's is the abort it caused
       }
       throw;
     }
