@@ -1,13 +1,21 @@
-// The pipeline's model on cuBLAS: matrix products in cublasSgemm, the element-wise parts (bias,
-// ReLU, loss gradient, bias gradients, SGD, pooling) in small kernels. Every reduction is done by
-// one thread in a fixed order, never with atomics, so that results do not depend on scheduling.
+// The pipeline's model on cuBLASLt: the matrix products in cublasLtMatmul, float32 compute (no
+// TF32), with the bias, the ReLU, the ReLU gradient and the bias gradients in the products'
+// epilogues where the library supports them for every layer (mlp_fusion), in small kernels where
+// not; the loss gradient, the SGD update and the pooling are kernels. Each product's descriptors
+// and layouts are built once, its algorithm chosen once (per alignment of its pointers) and
+// reused. Every reduction of the kernels is done by one thread in a fixed order, never with
+// atomics, so that results do not depend on scheduling.
 #include "gpubench/cuda/mlp.hpp"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace gpubench::cuda {
 
@@ -16,8 +24,13 @@ namespace {
 void check_blas(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   // fmt's compile-time format check does not compile under nvcc: build the message directly.
-  const std::string what = std::string(call) + " failed: " + cublasGetStatusName(status) + " at " +
-                           file + ":" + std::to_string(line);
+  std::string name = std::to_string(static_cast<int>(status));
+  try { // the status's name from cuBLASLt, where it loads (a cuBLAS-only failure need not)
+    name = cublasLtGetStatusName(status);
+  } catch (const std::exception&) {
+  }
+  const std::string what =
+      std::string(call) + " failed: " + name + " at " + file + ":" + std::to_string(line);
   if (status == CUBLAS_STATUS_ALLOC_FAILED)
     throw out_of_memory_error(cudaErrorMemoryAllocation, what);
   throw cuda_error(cudaErrorUnknown, what);
@@ -172,51 +185,265 @@ double mlp_shape::train_bytes(int batch) const noexcept {
   return 4.0 * (6.0 * p + 4.0 * batch * acts);
 }
 
-// ---- cuBLAS handle --------------------------------------------------------------------------
+// ---- cuBLASLt handle ------------------------------------------------------------------------
 
 struct blas_handle::impl {
-  cublasHandle_t handle = nullptr;
+  cublasLtHandle_t handle = nullptr;
   device_buffer<std::byte> workspace{workspace_bytes};
   cudaStream_t bound = nullptr;
-  bool ever_bound = false;
+  cublasHandle_t legacy = nullptr; ///< mlp_backend::cublas, created on first use
+
+  /// The cuBLAS handle, bound to `bound` with the workspace.
+  cublasHandle_t sgemm_handle() {
+    if (legacy == nullptr) {
+      GPUBENCH_BLAS_TRY(cublasCreate(&legacy));
+      GPUBENCH_BLAS_TRY(cublasSetMathMode(legacy, CUBLAS_DEFAULT_MATH));
+      GPUBENCH_BLAS_TRY(cublasSetAtomicsMode(legacy, CUBLAS_ATOMICS_NOT_ALLOWED));
+      GPUBENCH_BLAS_TRY(cublasSetPointerMode(legacy, CUBLAS_POINTER_MODE_HOST));
+      set_legacy_stream();
+    }
+    return legacy;
+  }
+  /// cublasSetStream resets the workspace: set it again.
+  void set_legacy_stream() {
+    GPUBENCH_BLAS_TRY(cublasSetStream(legacy, bound));
+    GPUBENCH_BLAS_TRY(cublasSetWorkspace(legacy, workspace.data(), workspace.bytes()));
+  }
 };
 
 blas_handle::blas_handle() : impl_(std::make_unique<impl>()) {
-  GPUBENCH_BLAS_TRY(cublasCreate(&impl_->handle));
-  GPUBENCH_BLAS_TRY(cublasSetMathMode(impl_->handle, CUBLAS_DEFAULT_MATH));
-  GPUBENCH_BLAS_TRY(cublasSetAtomicsMode(impl_->handle, CUBLAS_ATOMICS_NOT_ALLOWED));
-  GPUBENCH_BLAS_TRY(cublasSetPointerMode(impl_->handle, CUBLAS_POINTER_MODE_HOST));
-  bind(nullptr);
+  GPUBENCH_BLAS_TRY(cublasLtCreate(&impl_->handle));
 }
 
 blas_handle::blas_handle(blas_handle&&) noexcept = default;
 blas_handle& blas_handle::operator=(blas_handle&&) noexcept = default;
 
 blas_handle::~blas_handle() {
-  if (impl_ && impl_->handle != nullptr) (void)cublasDestroy(impl_->handle);
+  if (!impl_) return;
+  if (impl_->legacy != nullptr) (void)cublasDestroy(impl_->legacy);
+  if (impl_->handle != nullptr) (void)cublasLtDestroy(impl_->handle);
 }
 
 void blas_handle::bind(cudaStream_t s) {
-  if (impl_->ever_bound && impl_->bound == s) return;
-  GPUBENCH_BLAS_TRY(cublasSetStream(impl_->handle, s));
-  GPUBENCH_BLAS_TRY(
-      cublasSetWorkspace(impl_->handle, impl_->workspace.data(), impl_->workspace.bytes()));
+  if (impl_->bound == s) return;
   impl_->bound = s;
-  impl_->ever_bound = true;
+  if (impl_->legacy != nullptr) impl_->set_legacy_stream();
 }
+
+// ---- one matrix product ---------------------------------------------------------------------
+
+namespace {
+
+/// The alignment of a pointer in bytes, 4 to 256 (what cuBLASLt's heuristic asks for).
+std::uint32_t alignment_of(const void* p) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::uint32_t al = 256;
+  while (al > 4 && a % al != 0) al /= 2;
+  return al;
+}
+
+/// D = op(A) op(B) (m x n, inner dimension k, column-major, float32) with an epilogue: the
+/// descriptor and layouts of one of a network's products, and the algorithms chosen for it, one
+/// per combination of its pointers' alignments (found on first use, then reused).
+class lt_product {
+public:
+  lt_product(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+             cublasLtEpilogue_t epilogue, const float* bias, const void* aux, int aux_ld) {
+    GPUBENCH_BLAS_TRY(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    set(CUBLASLT_MATMUL_DESC_TRANSA, ta);
+    set(CUBLASLT_MATMUL_DESC_TRANSB, tb);
+    set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue);
+    if (bias != nullptr) set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
+    if (aux != nullptr) {
+      set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, aux);
+      set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, static_cast<std::int64_t>(aux_ld));
+    }
+    const bool na = ta == CUBLAS_OP_N;
+    const bool nb = tb == CUBLAS_OP_N;
+    layout(a_, na ? m : k, na ? k : m);
+    layout(b_, nb ? k : n, nb ? n : k);
+    layout(d_, m, n);
+  }
+  lt_product(const lt_product&) = delete;
+  lt_product& operator=(const lt_product&) = delete;
+  ~lt_product() {
+    for (auto* l : {a_, b_, d_})
+      if (l != nullptr) (void)cublasLtMatrixLayoutDestroy(l);
+    if (desc_ != nullptr) (void)cublasLtMatmulDescDestroy(desc_);
+  }
+
+  /// The best algorithm for pointers of these alignments, if cuBLASLt has one for this product.
+  bool find(cublasLtHandle_t h, std::uint32_t al_a, std::uint32_t al_b, std::uint32_t al_d,
+            cublasLtMatmulAlgo_t& algo) {
+    const std::uint32_t key = al_a | (al_b << 10U) | (al_d << 20U);
+    for (const auto& [k, found] : algos_)
+      if (k == key) {
+        algo = found;
+        return true;
+      }
+    cublasLtMatmulPreference_t pref = nullptr;
+    GPUBENCH_BLAS_TRY(cublasLtMatmulPreferenceCreate(&pref));
+    cublasLtMatmulHeuristicResult_t result{};
+    int returned = 0;
+    cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+    try {
+      pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+               static_cast<std::uint64_t>(blas_handle::workspace_bytes));
+      pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, al_a);
+      pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, al_b);
+      pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, al_d);
+      pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, al_d);
+      if (const char* mask = std::getenv("GPUBENCH_MLP_REDUCTION_MASK"); mask != nullptr)
+        pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                 static_cast<std::uint32_t>(std::strtoul(mask, nullptr, 0)));
+      status =
+          cublasLtMatmulAlgoGetHeuristic(h, desc_, a_, b_, d_, d_, pref, 1, &result, &returned);
+    } catch (...) {
+      (void)cublasLtMatmulPreferenceDestroy(pref);
+      throw;
+    }
+    (void)cublasLtMatmulPreferenceDestroy(pref);
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED || (status == CUBLAS_STATUS_SUCCESS && returned == 0))
+      return false;
+    GPUBENCH_BLAS_TRY(status);
+    algos_.emplace_back(key, result.algo);
+    algo = result.algo;
+    return true;
+  }
+
+  /// Whether cuBLASLt runs this product at the least alignment (4 bytes, a float) of its matrices.
+  bool supported(cublasLtHandle_t h) {
+    cublasLtMatmulAlgo_t algo{};
+    return find(h, 4, 4, 4, algo);
+  }
+
+  /// D = op(A) op(B) on `s` with the algorithm for these pointers' alignments.
+  void run(cublasLtHandle_t h, void* workspace, std::size_t workspace_bytes, const float* a,
+           const float* b, float* d, cudaStream_t s) {
+    cublasLtMatmulAlgo_t algo{};
+    if (!find(h, alignment_of(a), alignment_of(b), alignment_of(d), algo))
+      throw cuda_error(cudaErrorNotSupported,
+                       "cuBLASLt has no algorithm for one of the pipeline model's products");
+    const float one = 1.0F;
+    const float zero = 0.0F;
+    GPUBENCH_BLAS_TRY(cublasLtMatmul(h, desc_, &one, a, a_, b, b_, &zero, d, d_, d, d_, &algo,
+                                     workspace, workspace_bytes, s));
+  }
+
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr;
+  cublasLtMatrixLayout_t b_ = nullptr;
+  cublasLtMatrixLayout_t d_ = nullptr;
+
+private:
+  template <class T>
+  void set(cublasLtMatmulDescAttributes_t attr, const T& value) {
+    GPUBENCH_BLAS_TRY(cublasLtMatmulDescSetAttribute(desc_, attr, &value, sizeof(value)));
+  }
+  template <class T>
+  static void pref_set(cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr,
+                       const T& value) {
+    GPUBENCH_BLAS_TRY(cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value)));
+  }
+  static void layout(cublasLtMatrixLayout_t& l, int rows, int cols) {
+    GPUBENCH_BLAS_TRY(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, static_cast<std::uint64_t>(rows),
+                                                 static_cast<std::uint64_t>(cols), rows));
+  }
+
+  std::vector<std::pair<std::uint32_t, cublasLtMatmulAlgo_t>> algos_;
+};
+
+} // namespace
 
 // ---- network --------------------------------------------------------------------------------
 
-mlp::mlp(mlp_shape shape, int batch)
-    : shape_(std::move(shape)), batch_(batch), params_(shape_.param_count()),
+/// The products of one network: forward, weight gradient and input gradient of every layer (no
+/// input gradient for layer 0), built for the fusion chosen.
+struct mlp::lt_state {
+  mlp_fusion fusion = mlp_fusion::none;
+  std::vector<std::unique_ptr<lt_product>> fwd;
+  std::vector<std::unique_ptr<lt_product>> dw;
+  std::vector<std::unique_ptr<lt_product>> dx;
+};
+
+namespace {
+
+/// Bits of a ReLU mask's leading dimension: cuBLASLt wants a multiple of 128.
+int mask_ld(int rows) { return (rows + 127) / 128 * 128; }
+
+} // namespace
+
+mlp::mlp(mlp_shape shape, int batch, mlp_backend backend)
+    : shape_(std::move(shape)), batch_(batch), backend_(backend), params_(shape_.param_count()),
       grads_(shape_.param_count()) {
   if (shape_.layers() < 1) throw std::invalid_argument("mlp: at least one layer");
   for (int l = 0; l < shape_.layers(); ++l)
     acts_.emplace_back(static_cast<std::size_t>(shape_.sizes[l + 1]) * batch_);
+  // A network that trains keeps its hidden layers' ReLU masks for the backward pass (used with
+  // mlp_fusion::full); allocated here, so that no product allocates inside a graph capture.
+  if (!shape_.relu_last && backend_ == mlp_backend::cublaslt)
+    for (int l = 0; l + 1 < shape_.layers(); ++l)
+      relu_mask_.emplace_back(static_cast<std::size_t>(mask_ld(shape_.sizes[l + 1]) / 8) *
+                              static_cast<std::size_t>(batch_));
   for (auto& d : delta_)
     d = device_buffer<float>(static_cast<std::size_t>(shape_.widest()) * batch_);
   GPUBENCH_CUDA_TRY(cudaMemset(grads_.data(), 0, grads_.bytes()));
   GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+}
+
+mlp::~mlp() = default;
+
+mlp_fusion mlp::fusion() const noexcept { return lt_ ? lt_->fusion : mlp_fusion::none; }
+
+mlp::lt_state& mlp::lt(blas_handle& blas) {
+  if (lt_) return *lt_;
+  const cublasLtHandle_t h = blas.impl_->handle;
+  const int layers = shape_.layers();
+  // The products for one fusion, or none when cuBLASLt lacks an algorithm for one of them.
+  const auto build = [&](mlp_fusion f) -> std::unique_ptr<lt_state> {
+    auto st = std::make_unique<lt_state>();
+    st->fusion = f;
+    for (int l = 0; l < layers; ++l) {
+      const int in = shape_.sizes[l];
+      const int o = shape_.sizes[l + 1];
+      const bool relu = l < layers - 1 || shape_.relu_last;
+      const bool mask = f == mlp_fusion::full && relu && !shape_.relu_last;
+      cublasLtEpilogue_t ep = CUBLASLT_EPILOGUE_DEFAULT;
+      if (f != mlp_fusion::none)
+        ep = mask ? CUBLASLT_EPILOGUE_RELU_AUX_BIAS
+                  : (relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS);
+      st->fwd.push_back(std::make_unique<lt_product>(
+          CUBLAS_OP_N, CUBLAS_OP_N, o, batch_, in, ep,
+          f != mlp_fusion::none ? params_.data() + shape_.bias_offset(l) : nullptr,
+          mask ? relu_mask_[l].data() : nullptr, mask_ld(o)));
+      if (!st->fwd.back()->supported(h)) return nullptr;
+      if (shape_.relu_last) continue; // forward only
+      // dW = delta (o x B) . src^T (B x in)
+      st->dw.push_back(std::make_unique<lt_product>(
+          CUBLAS_OP_N, CUBLAS_OP_T, o, in, batch_, CUBLASLT_EPILOGUE_DEFAULT, nullptr, nullptr, 0));
+      if (!st->dw.back()->supported(h)) return nullptr;
+      if (l == 0) {
+        st->dx.push_back(nullptr);
+        continue;
+      }
+      // d(src) = W^T (in x o) . delta (o x B); with full fusion through layer l - 1's ReLU (its
+      // mask) and summed over the batch into layer l - 1's bias gradient.
+      const bool fused = f == mlp_fusion::full;
+      st->dx.push_back(std::make_unique<lt_product>(
+          CUBLAS_OP_T, CUBLAS_OP_N, in, batch_, o,
+          fused ? CUBLASLT_EPILOGUE_DRELU_BGRAD : CUBLASLT_EPILOGUE_DEFAULT,
+          fused ? grads_.data() + shape_.bias_offset(l - 1) : nullptr,
+          fused ? relu_mask_[l - 1].data() : nullptr, mask_ld(in)));
+      if (!st->dx.back()->supported(h)) return nullptr;
+    }
+    return st;
+  };
+  for (const auto f : {mlp_fusion::full, mlp_fusion::bias_act, mlp_fusion::none}) {
+    lt_ = build(f);
+    if (lt_) return *lt_;
+  }
+  throw cuda_error(cudaErrorNotSupported,
+                   "cuBLASLt has no float32 algorithm for the pipeline model's products");
 }
 
 void mlp::set_params(const float* host) {
@@ -238,10 +465,88 @@ void mlp::forward(blas_handle& blas, const float* x, cudaStream_t s, float* out)
   forward_layers(blas, x, s, out, nullptr);
 }
 
+void mlp::bias_act(int layer, float* y, cudaStream_t s) {
+  const int o = shape_.sizes[layer + 1];
+  const std::size_t n = static_cast<std::size_t>(o) * batch_;
+  bias_act_kernel<<<blocks_for(n), block, 0, s>>>(y, params_.data() + shape_.bias_offset(layer), o,
+                                                  batch_,
+                                                  layer < shape_.layers() - 1 || shape_.relu_last);
+  GPUBENCH_CHECK_LAUNCH("bias_act_kernel");
+  ++launches_;
+}
+
 void mlp::forward_layers(blas_handle& blas, const float* x, cudaStream_t s, float* out,
                          cudaEvent_t before_last) {
+  if (backend_ == mlp_backend::cublas) {
+    forward_sgemm(blas, x, s, out, before_last);
+    return;
+  }
+  lt_state& st = lt(blas);
+  auto& b = *blas.impl_;
+  const int layers = shape_.layers();
+  for (int l = 0; l < layers; ++l) {
+    const float* src = l == 0 ? x : acts_[l - 1].data();
+    float* dst = (l == layers - 1 && out != nullptr) ? out : acts_[l].data();
+    if (l == layers - 1 && before_last != nullptr)
+      GPUBENCH_CUDA_TRY(cudaEventRecord(before_last, s));
+    st.fwd[l]->run(b.handle, b.workspace.data(), b.workspace.bytes(),
+                   params_.data() + shape_.weight_offset(l), src, dst, s);
+    ++launches_;
+    if (st.fusion == mlp_fusion::none) bias_act(l, dst, s);
+  }
+}
+
+void mlp::train_step(blas_handle& blas, const float* x, const float* target, float lr,
+                     cudaStream_t s, cudaEvent_t narrow) {
+  if (shape_.relu_last) throw std::logic_error("mlp::train_step: the last layer must be linear");
+  forward_layers(blas, x, s, nullptr, narrow);
+  if (backend_ == mlp_backend::cublas) {
+    backward_sgemm(blas, x, target, lr, s);
+    return;
+  }
+  lt_state& st = *lt_;
+  auto& b = *blas.impl_;
+  const int layers = shape_.layers();
+  int cur = 0;
+  {
+    const int o = shape_.outputs();
+    mse_grad_kernel<<<blocks_for(static_cast<std::size_t>(o)), block, 0, s>>>(
+        acts_.back().data(), target, o, batch_, 1.0F / static_cast<float>(batch_),
+        delta_[cur].data(), grads_.data() + shape_.bias_offset(layers - 1));
+    GPUBENCH_CHECK_LAUNCH("mse_grad_kernel");
+    ++launches_;
+  }
+  for (int l = layers - 1; l >= 0; --l) {
+    const int in = shape_.sizes[l];
+    const float* src = l == 0 ? x : acts_[l - 1].data();
+    st.dw[l]->run(b.handle, b.workspace.data(), b.workspace.bytes(), delta_[cur].data(), src,
+                  grads_.data() + shape_.weight_offset(l), s);
+    ++launches_;
+    if (l == 0) break;
+    const int nxt = 1 - cur;
+    st.dx[l]->run(b.handle, b.workspace.data(), b.workspace.bytes(),
+                  params_.data() + shape_.weight_offset(l), delta_[cur].data(), delta_[nxt].data(),
+                  s);
+    ++launches_;
+    if (st.fusion != mlp_fusion::full) {
+      relu_grad_kernel<<<blocks_for(static_cast<std::size_t>(in)), block, 0, s>>>(
+          delta_[nxt].data(), acts_[l - 1].data(), in, batch_,
+          grads_.data() + shape_.bias_offset(l - 1));
+      GPUBENCH_CHECK_LAUNCH("relu_grad_kernel");
+      ++launches_;
+    }
+    cur = nxt;
+  }
+  sgd_kernel<<<blocks_for(params_.size()), block, 0, s>>>(params_.data(), grads_.data(), lr,
+                                                          params_.size());
+  GPUBENCH_CHECK_LAUNCH("sgd_kernel");
+  ++launches_;
+}
+
+void mlp::forward_sgemm(blas_handle& blas, const float* x, cudaStream_t s, float* out,
+                        cudaEvent_t before_last) {
   blas.bind(s);
-  const cublasHandle_t h = blas.impl_->handle;
+  const cublasHandle_t h = blas.impl_->sgemm_handle();
   const float one = 1.0F;
   const float zero = 0.0F;
   const int layers = shape_.layers();
@@ -255,18 +560,14 @@ void mlp::forward_layers(blas_handle& blas, const float* x, cudaStream_t s, floa
       GPUBENCH_CUDA_TRY(cudaEventRecord(before_last, s));
     GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, o, batch_, in, &one, w, o, src, in,
                                   &zero, dst, o));
-    const std::size_t n = static_cast<std::size_t>(o) * batch_;
-    bias_act_kernel<<<blocks_for(n), block, 0, s>>>(dst, params_.data() + shape_.bias_offset(l), o,
-                                                    batch_, l < layers - 1 || shape_.relu_last);
-    GPUBENCH_CHECK_LAUNCH("bias_act_kernel");
+    ++launches_;
+    bias_act(l, dst, s);
   }
 }
 
-void mlp::train_step(blas_handle& blas, const float* x, const float* target, float lr,
-                     cudaStream_t s, cudaEvent_t narrow) {
-  if (shape_.relu_last) throw std::logic_error("mlp::train_step: the last layer must be linear");
-  forward_layers(blas, x, s, nullptr, narrow);
-  const cublasHandle_t h = blas.impl_->handle;
+void mlp::backward_sgemm(blas_handle& blas, const float* x, const float* target, float lr,
+                         cudaStream_t s) {
+  const cublasHandle_t h = blas.impl_->sgemm_handle();
   const float one = 1.0F;
   const float zero = 0.0F;
   const int layers = shape_.layers();
@@ -277,6 +578,7 @@ void mlp::train_step(blas_handle& blas, const float* x, const float* target, flo
         acts_.back().data(), target, o, batch_, 1.0F / static_cast<float>(batch_),
         delta_[cur].data(), grads_.data() + shape_.bias_offset(layers - 1));
     GPUBENCH_CHECK_LAUNCH("mse_grad_kernel");
+    ++launches_;
   }
   for (int l = layers - 1; l >= 0; --l) {
     const int in = shape_.sizes[l];
@@ -286,21 +588,25 @@ void mlp::train_step(blas_handle& blas, const float* x, const float* target, flo
     GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, o, in, batch_, &one,
                                   delta_[cur].data(), o, src, in, &zero,
                                   grads_.data() + shape_.weight_offset(l), o));
+    ++launches_;
     if (l == 0) break;
     // d(src) = W^T (in x o) . delta (o x B), then through the ReLU of layer l - 1.
     const int nxt = 1 - cur;
     GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, in, batch_, o, &one,
                                   params_.data() + shape_.weight_offset(l), o, delta_[cur].data(),
                                   o, &zero, delta_[nxt].data(), in));
+    ++launches_;
     relu_grad_kernel<<<blocks_for(static_cast<std::size_t>(in)), block, 0, s>>>(
         delta_[nxt].data(), acts_[l - 1].data(), in, batch_,
         grads_.data() + shape_.bias_offset(l - 1));
     GPUBENCH_CHECK_LAUNCH("relu_grad_kernel");
+    ++launches_;
     cur = nxt;
   }
   sgd_kernel<<<blocks_for(params_.size()), block, 0, s>>>(params_.data(), grads_.data(), lr,
                                                           params_.size());
   GPUBENCH_CHECK_LAUNCH("sgd_kernel");
+  ++launches_;
 }
 
 void launch_avg_pool(const float* images, int batch, int channels, int size, int pool, float scale,

@@ -40,7 +40,9 @@ public:
     d_targets_ = cuda::device_buffer<float>(target_n);
     GPUBENCH_CUDA_TRY(cudaMemcpy(d_targets_.data(), targets.data(), target_n * sizeof(float),
                                  cudaMemcpyHostToDevice));
-    trainer_ = std::make_unique<cuda::mlp>(tshape, cfg.batch);
+    // cublasSgemm with separate kernels: on the H200 the fused cuBLASLt path made `graph` 5.7%
+    // slower here (docs/pipeline.md, "Host time per step").
+    trainer_ = std::make_unique<cuda::mlp>(tshape, cfg.batch, cuda::mlp_backend::cublas);
     initial_ = pipeline_cpu::initial_params(tshape, seed, pipeline_streams::trainer);
   }
 

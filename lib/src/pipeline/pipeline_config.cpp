@@ -102,9 +102,15 @@ namespace {
 
 std::size_t mlp_bytes(const cuda::mlp_shape& s, int batch, bool trained) {
   std::size_t acts = 0;
-  for (std::size_t l = 1; l < s.sizes.size(); ++l) acts += static_cast<std::size_t>(s.sizes[l]);
+  std::size_t masks = 0; // a trained network's ReLU bit masks, rows rounded up to 128 bits
+  for (std::size_t l = 1; l < s.sizes.size(); ++l) {
+    acts += static_cast<std::size_t>(s.sizes[l]);
+    if (trained && l + 1 < s.sizes.size())
+      masks += (static_cast<std::size_t>(s.sizes[l]) + 127) / 128 * 16;
+  }
   return 4 * (s.param_count() * (trained ? 2 : 1) +
-              static_cast<std::size_t>(batch) * (acts + 2 * static_cast<std::size_t>(s.widest())));
+              static_cast<std::size_t>(batch) * (acts + 2 * static_cast<std::size_t>(s.widest()))) +
+         static_cast<std::size_t>(batch) * masks;
 }
 
 } // namespace

@@ -8,9 +8,111 @@
 #include "gpubench/pipeline/pipeline_loader.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
 
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
 
 namespace gpubench {
+
+namespace {
+
+/// The host thread that enqueues encoder-decoder's stage A in `streams` mode, beside the caller's
+/// thread enqueuing stage B: each stage's launches cost the host as much as its kernels take on
+/// the GPU, so one thread enqueuing both paces the GPU. One job at a time; run() hands it a job
+/// and wait() returns when the job is done, rethrowing what it threw.
+class stage_a_thread {
+public:
+  explicit stage_a_thread(int device) : device_(device), worker_([this] { loop(); }) {}
+  stage_a_thread(const stage_a_thread&) = delete;
+  stage_a_thread& operator=(const stage_a_thread&) = delete;
+  ~stage_a_thread() {
+    {
+      const std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+  }
+
+  void run(std::function<void()> job) {
+    {
+      const std::lock_guard lock(mutex_);
+      job_ = std::move(job);
+      done_ = false;
+      error_ = nullptr;
+    }
+    cv_.notify_all();
+  }
+
+  void wait() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [this] { return done_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+private:
+  void loop() {
+    bool device_set = false;
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [this] { return stop_ || job_; });
+        if (stop_) return;
+        job = std::move(job_);
+        job_ = nullptr;
+      }
+      std::exception_ptr error;
+      try {
+        if (!device_set) {
+          GPUBENCH_CUDA_TRY(cudaSetDevice(device_)); // a new thread starts on device 0
+          device_set = true;
+        }
+        job();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      {
+        const std::lock_guard lock(mutex_);
+        done_ = true;
+        error_ = error;
+      }
+      cv_.notify_all();
+    }
+  }
+
+  int device_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::function<void()> job_;
+  bool done_ = true;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread worker_; ///< last: started once the members it uses exist
+};
+
+/// Thrown by await_count when the other enqueuing thread failed: that thread's error is the one
+/// to report.
+struct enqueue_aborted : std::runtime_error {
+  enqueue_aborted() : std::runtime_error("pipeline: the other enqueuing thread failed") {}
+};
+
+/// Spins until `count` reaches `at_least`, or throws enqueue_aborted once `abort` is set.
+void await_count(const std::atomic<int>& count, int at_least, const std::atomic<bool>& abort) {
+  while (count.load(std::memory_order_acquire) < at_least) {
+    if (abort.load(std::memory_order_acquire)) throw enqueue_aborted();
+    std::this_thread::yield();
+  }
+}
+
+} // namespace
 
 struct pipeline_engine::state {
   pipeline_config cfg;
@@ -46,6 +148,10 @@ struct pipeline_engine::state {
   std::unique_ptr<pipeline_stages> stages;
   std::vector<cuda::pinned_buffer<float>> host_augmented; ///< cpu-augment's host ring
   std::unique_ptr<cpu_loader> loader;
+  /// encoder-decoder `streams`: stage A enqueued from a thread of its own (docs/pipeline.md);
+  /// GPUBENCH_PIPELINE_ONE_THREAD=1 enqueues both stages from the caller's thread, to measure
+  /// what the second thread buys.
+  std::unique_ptr<stage_a_thread> a_thread;
 
   state(const pipeline_config& c, std::uint64_t s, thread_pool& p)
       : cfg(c), seed(s), pool(p), depth(c.depth) {
@@ -71,6 +177,14 @@ struct pipeline_engine::state {
     if (stages->augments() && cfg.has(pipeline_mode::cpu_augment)) {
       for (int k = 0; k < depth; ++k) host_augmented.emplace_back(slot_floats);
       loader = std::make_unique<cpu_loader>([this](std::uint64_t t) { produce_cpu(t); });
+    }
+    if (!stages->augments()) {
+      const char* one = std::getenv("GPUBENCH_PIPELINE_ONE_THREAD");
+      if (one == nullptr || std::string(one) != "1") {
+        int device = 0;
+        GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
+        a_thread = std::make_unique<stage_a_thread>(device);
+      }
     }
     trained().set_params(stages->initial_params().data());
     // The copies above ran on the legacy stream, which does not order the non-blocking streams
@@ -176,6 +290,67 @@ struct pipeline_engine::state {
     ev.join_b.wait_on(main);
   }
 
+  /// run_streams for encoder-decoder with stage A enqueued by a_thread: the same launches on the
+  /// same streams with the same events as run_streams, the order across the two streams kept by
+  /// the host counters: B(t) waits for A(t)'s event only once A(t) is recorded, and A(t + depth)
+  /// for B(t)'s only once B(t) is recorded (a wait issued before its record would wait for the
+  /// event's previous use).
+  void run_streams_threaded(std::uint64_t s0, int n, cudaStream_t main, event_set& ev) {
+    const cudaStream_t a = sa.get();
+    const cudaStream_t b = sb.get();
+    bind(a, b);
+    ev.fork.record(main);
+    ev.fork.wait_on(a);
+    ev.fork.wait_on(b);
+    std::atomic<int> a_count{0}; ///< A(s0 + 1 .. s0 + a_count) recorded
+    std::atomic<int> b_count{0}; ///< B(s0 .. s0 + b_count - 1) recorded
+    std::atomic<bool> abort{false};
+    a_thread->run([&, s0, n, a] {
+      try {
+        for (int j = 0; j < n; ++j) {
+          const std::uint64_t next = s0 + static_cast<std::uint64_t>(j) + 1;
+          if (j + 1 >= depth) { // A(next) overwrites the slot B(next - depth) read
+            await_count(b_count, j + 2 - depth, abort);
+            ev.b_done[ring(next)].wait_on(a);
+          }
+          compute_a(next, a, true);
+          ev.a_done[ring(next)].record(a);
+          a_count.store(j + 1, std::memory_order_release);
+        }
+      } catch (...) {
+        abort.store(true, std::memory_order_release);
+        throw;
+      }
+    });
+    try {
+      for (int j = 0; j < n; ++j) {
+        const std::uint64_t t = s0 + static_cast<std::uint64_t>(j);
+        if (j > 0) {
+          await_count(a_count, j, abort);
+          ev.a_done[ring(t)].wait_on(b);
+        }
+        stage_b(t, b);
+        ev.b_done[ring(t)].record(b);
+        b_count.store(j + 1, std::memory_order_release);
+      }
+    } catch (const enqueue_aborted&) { // stage A's thread failed: report its error
+      a_thread->wait();
+      throw;
+    } catch (...) {
+      abort.store(true, std::memory_order_release);
+      try {
+        a_thread->wait();
+      } catch (...) { // stage B's failure came first; A's is the abort it caused
+      }
+      throw;
+    }
+    a_thread->wait();
+    ev.join_a.record(a);
+    ev.join_b.record(b);
+    ev.join_a.wait_on(main);
+    ev.join_b.wait_on(main);
+  }
+
   void capture_graphs(cudaStream_t main) {
     if (!graphs.empty()) return;
     for (int phase = 0; phase < depth; ++phase) {
@@ -236,7 +411,12 @@ void pipeline_engine::run(pipeline_mode mode, int n, cudaStream_t main) {
   auto& s = *st_;
   switch (mode) {
   case pipeline_mode::serial: s.run_serial(s.step, n, main); break;
-  case pipeline_mode::streams: s.run_streams(s.step, n, main, false, s.eager); break;
+  case pipeline_mode::streams:
+    if (s.a_thread)
+      s.run_streams_threaded(s.step, n, main, s.eager);
+    else
+      s.run_streams(s.step, n, main, false, s.eager);
+    break;
   case pipeline_mode::cpu_augment: s.run_streams(s.step, n, main, true, s.eager); break;
   case pipeline_mode::graph:
     if (n == s.cfg.steps && !s.graphs.empty())

@@ -25,4 +25,13 @@ void* load_cublas();
 /// Tries to load cuBLAS without throwing; on failure `why` receives the reason.
 [[nodiscard]] bool try_load_cublas(std::string& why) noexcept;
 
+/// cuBLASLt, which the pipeline's matrix products (with their fused epilogues) run on, loaded the
+/// same way (cuda/src/pipeline/cublaslt_loader.cpp): its file name (libcublasLt.so.<major>), the
+/// places tried, the loader (throws no_device_error naming the library and what to install) and
+/// the non-throwing check. GPUBENCH_CUBLASLT_LIBRARY, when set, is the one file tried.
+[[nodiscard]] const char* cublaslt_soname() noexcept;
+[[nodiscard]] std::vector<std::string> cublaslt_candidates();
+void* load_cublaslt();
+[[nodiscard]] bool try_load_cublaslt(std::string& why) noexcept;
+
 } // namespace gpubench::cuda

@@ -1,7 +1,8 @@
 #pragma once
-// The pipeline benchmark's model: fully connected float32 networks on cuBLAS, trained with plain
-// SGD on a mean-squared-error loss, deterministic (fixed cuBLAS workspace, no atomics, reductions
-// in a fixed order), plus the average pooling that turns an augmented image into features.
+// The pipeline benchmark's model: fully connected float32 networks on cuBLASLt, trained with
+// plain SGD on a mean-squared-error loss, deterministic (float32 compute, no TF32, one algorithm
+// per matrix product chosen once and reused, no atomics, reductions in a fixed order), plus the
+// average pooling that turns an augmented image into features.
 //
 // Layout: a batch is a column-major matrix, one column of `features` floats per sample (an NCHW
 // image flattened is such a column). Layer l maps sizes[l] inputs to sizes[l + 1] outputs with
@@ -42,9 +43,50 @@ struct mlp_shape {
   [[nodiscard]] double forward_bytes(int batch) const noexcept;
 };
 
-/// A cuBLAS handle with its own workspace, bound to one stream at a time. Default math (no TF32),
-/// atomics not allowed, the same workspace size on every handle: the same call gives the same bits
-/// on whichever handle and stream it runs, which the pipeline's bitwise check relies on.
+/// How much of a layer's element-wise work rides in its matrix products' cuBLASLt epilogues.
+/// none: every product is a plain one, bias + ReLU, the ReLU gradient and the bias gradients are
+/// kernels of their own. bias_act: the forward product adds the bias and applies the ReLU
+/// (epilogue BIAS, RELU_BIAS). full: in addition the forward product stores the ReLU mask
+/// (RELU_AUX_BIAS) and the input-gradient product applies the ReLU gradient and sums the bias
+/// gradient (DRELU_BGRAD). A network uses the most the cuBLASLt at hand supports for all of its
+/// layers (mlp::fusion()); whichever it is, every mode runs the same products with the same
+/// algorithms, so the modes' weights stay bitwise equal.
+enum class mlp_fusion { none, bias_act, full };
+
+/// The library a network's products run on. cublaslt: cublasLtMatmul with the epilogues above.
+/// cublas: cublasSgemm (default math, atomics not allowed) with the bias, ReLU, ReLU gradient and
+/// bias gradients in kernels, the launches of mlp_fusion::none. Each scenario uses the one
+/// measured best for it (docs/pipeline.md).
+enum class mlp_backend { cublaslt, cublas };
+
+/// Launches (matrix products and kernels) one layer issues.
+struct mlp_layer_launches {
+  int forward = 0;  ///< the forward product, and the bias + activation kernel without fusion
+  int backward = 0; ///< weight gradient; input gradient and ReLU gradient for all but layer 0
+};
+
+/// The launches of one forward pass and of one training step, by layer, and the two per step that
+/// belong to no layer: the loss gradient (which also sums the output layer's bias gradient) and
+/// the SGD update (one kernel over the contiguous parameters).
+struct mlp_launch_plan {
+  std::vector<mlp_layer_launches> layers;
+  int loss = 1;
+  int update = 1;
+  [[nodiscard]] int forward_total() const noexcept;
+  [[nodiscard]] int train_total() const noexcept;
+};
+
+/// What mlp issues for `shape` at `fusion` (the unit tests check it against the design, the GPU
+/// tests check the network's launch counter against it).
+[[nodiscard]] mlp_launch_plan plan_launches(const mlp_shape& shape, mlp_fusion fusion);
+[[nodiscard]] const char* to_string(mlp_fusion fusion) noexcept;
+
+/// A cuBLASLt handle with its own workspace, used on one stream at a time (and, created when a
+/// network on mlp_backend::cublas first uses it, a cuBLAS handle on the same workspace, default
+/// math, atomics not allowed). The same workspace
+/// size on every handle, and the algorithms are the network's (chosen once per product and
+/// alignment), not the handle's: the same call gives the same bits on whichever handle and stream
+/// it runs, which the pipeline's bitwise check relies on.
 class blas_handle {
 public:
   static constexpr std::size_t workspace_bytes = std::size_t{32} << 20U;
@@ -54,7 +96,7 @@ public:
   blas_handle(blas_handle&&) noexcept;
   blas_handle& operator=(blas_handle&&) noexcept;
   ~blas_handle();
-  /// Sets the stream (and the workspace again: cublasSetStream resets it) when it changes.
+  /// The stream the next products run on (cuBLASLt takes it with each call).
   void bind(cudaStream_t s);
   struct impl;
 
@@ -67,7 +109,10 @@ private:
 /// forward and train_step allocate nothing and can be captured into a CUDA graph.
 class mlp {
 public:
-  mlp(mlp_shape shape, int batch);
+  mlp(mlp_shape shape, int batch, mlp_backend backend = mlp_backend::cublaslt);
+  mlp(const mlp&) = delete;
+  mlp& operator=(const mlp&) = delete;
+  ~mlp();
   [[nodiscard]] const mlp_shape& shape() const noexcept { return shape_; }
   [[nodiscard]] int batch() const noexcept { return batch_; }
   [[nodiscard]] float* params() noexcept { return params_.data(); }
@@ -91,17 +136,41 @@ public:
   void train_step(blas_handle& blas, const float* x, const float* target, float lr, cudaStream_t s,
                   cudaEvent_t narrow = nullptr);
 
+  [[nodiscard]] mlp_backend backend() const noexcept { return backend_; }
+  /// The fusion the network settled on at its first product (mlp_fusion::none before that, and
+  /// always with mlp_backend::cublas).
+  [[nodiscard]] mlp_fusion fusion() const noexcept;
+  /// Launches (products and kernels) issued so far.
+  [[nodiscard]] long long launches() const noexcept { return launches_; }
+
+  struct lt_state;
+
 private:
   /// forward, recording `before_last` (when given) before the last layer's product.
   void forward_layers(blas_handle& blas, const float* x, cudaStream_t s, float* out,
                       cudaEvent_t before_last);
 
+  /// Chooses the fusion and builds the products' descriptors (once, at the first product).
+  lt_state& lt(blas_handle& blas);
+  /// The bias + activation kernel, the ReLU-gradient kernel: only where the epilogue does not.
+  void bias_act(int layer, float* y, cudaStream_t s);
+
+  /// forward_layers and train_step on cublasSgemm (mlp_backend::cublas).
+  void forward_sgemm(blas_handle& blas, const float* x, cudaStream_t s, float* out,
+                     cudaEvent_t before_last);
+  void backward_sgemm(blas_handle& blas, const float* x, const float* target, float lr,
+                      cudaStream_t s);
+
   mlp_shape shape_;
   int batch_;
+  mlp_backend backend_;
+  long long launches_ = 0;
+  std::unique_ptr<lt_state> lt_;
   device_buffer<float> params_;
   device_buffer<float> grads_;
-  std::vector<device_buffer<float>> acts_; ///< layer outputs, after the activation
-  device_buffer<float> delta_[2];          ///< ping-pong gradients w.r.t. layer outputs
+  std::vector<device_buffer<float>> acts_;          ///< layer outputs, after the activation
+  std::vector<device_buffer<std::byte>> relu_mask_; ///< full fusion: the ReLU bit masks
+  device_buffer<float> delta_[2];                   ///< ping-pong gradients w.r.t. layer outputs
 };
 
 /// Average pooling of `images` (batch x channels x size x size, float) over pool x pool windows,

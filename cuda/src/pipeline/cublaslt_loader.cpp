@@ -1,0 +1,162 @@
+// Definitions of the cuBLASLt entry points the pipeline's model calls, forwarding to the library
+// loaded on first use (as cuda/src/core/cublas_loader.cpp does for cuBLAS). The prototypes come
+// from cublasLt.h, so a signature that drifts fails to compile. Each entry point resolves its
+// symbol once and keeps it: cublasLtMatmul is called a dozen times a training step, and a symbol
+// lookup per call would be host time the pipeline's launch-bound rows measure.
+#include "gpubench/cuda/cublas_loader.hpp"
+#include "gpubench/cuda/error.hpp"
+
+#include <cublasLt.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace gpubench::cuda {
+
+namespace {
+
+#define GPUBENCH_LT_STR2(x) #x
+#define GPUBENCH_LT_STR(x) GPUBENCH_LT_STR2(x)
+constexpr const char* lt_soname = "libcublasLt.so." GPUBENCH_LT_STR(CUBLAS_VER_MAJOR);
+
+struct lt_loaded {
+  std::once_flag once;
+  void* handle = nullptr;
+  std::string why;
+};
+
+lt_loaded& lt_state() {
+  static lt_loaded s;
+  return s;
+}
+
+void lt_load_once(lt_loaded& s) {
+  std::string tried;
+  for (const auto& path : cublaslt_candidates()) {
+    s.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (s.handle != nullptr) return;
+    const char* err = dlerror();
+    tried += fmt::format("\n  {}: {}", path, err != nullptr ? err : "not loadable");
+  }
+  s.why = fmt::format(
+      "cuBLASLt ({}) was not found; the pipeline runs its matrix products on it. Install it with "
+      "pip (pip install nvidia-cublas=={}.*, which ships libcublas and libcublasLt), or NVIDIA's "
+      "Debian package libcublas-{}-0, or point LD_LIBRARY_PATH at a CUDA Toolkit's lib64. Tried:{}",
+      lt_soname, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR, tried);
+}
+
+} // namespace
+
+const char* cublaslt_soname() noexcept { return lt_soname; }
+
+std::vector<std::string> cublaslt_candidates() {
+  // GPUBENCH_CUBLASLT_LIBRARY names the one file to load (tests point it at one that is absent).
+  const char* env = std::getenv("GPUBENCH_CUBLASLT_LIBRARY");
+  if (env != nullptr && *env != '\0') return {env};
+  return cuda_library_candidates(lt_soname, CUBLAS_VER_MAJOR);
+}
+
+void* load_cublaslt() {
+  auto& s = lt_state();
+  std::call_once(s.once, [&s] { lt_load_once(s); });
+  if (s.handle == nullptr) throw no_device_error(s.why);
+  return s.handle;
+}
+
+bool try_load_cublaslt(std::string& why) noexcept {
+  try {
+    (void)load_cublaslt();
+    return true;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return false;
+  }
+}
+
+/// The entry point `name` of the loaded cuBLASLt; throws no_device_error when the library (an
+/// older one) lacks it.
+template <typename Fn>
+Fn lt_entry(const char* name) {
+  void* sym = dlsym(load_cublaslt(), name);
+  if (sym == nullptr)
+    throw no_device_error(fmt::format("cuBLASLt ({}) has no entry point {}; the pipeline needs "
+                                      "cuBLAS {} or later",
+                                      lt_soname, name, CUBLAS_VER_MAJOR));
+  return reinterpret_cast<Fn>(sym);
+}
+
+} // namespace gpubench::cuda
+
+using gpubench::cuda::lt_entry;
+
+// Resolved on the first call (a failed lookup throws and is tried again next call), then reused.
+#define GPUBENCH_LT_FORWARD(name, ...)                                                             \
+  static const auto fn = lt_entry<decltype(&name)>(#name);                                         \
+  return fn(__VA_ARGS__)
+
+extern "C" {
+
+cublasStatus_t CUBLASWINAPI cublasLtCreate(cublasLtHandle_t* handle) {
+  GPUBENCH_LT_FORWARD(cublasLtCreate, handle);
+}
+cublasStatus_t CUBLASWINAPI cublasLtDestroy(cublasLtHandle_t handle) {
+  GPUBENCH_LT_FORWARD(cublasLtDestroy, handle);
+}
+const char* CUBLASWINAPI cublasLtGetStatusName(cublasStatus_t status) {
+  GPUBENCH_LT_FORWARD(cublasLtGetStatusName, status);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc,
+                                                     cublasComputeType_t compute,
+                                                     cudaDataType_t scale) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmulDescCreate, desc, compute, scale);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmulDescDestroy, desc);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
+                                                           cublasLtMatmulDescAttributes_t attr,
+                                                           const void* buf, size_t size) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmulDescSetAttribute, desc, attr, buf, size);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout,
+                                                       cudaDataType type, uint64_t rows,
+                                                       uint64_t cols, int64_t ld) {
+  GPUBENCH_LT_FORWARD(cublasLtMatrixLayoutCreate, layout, type, rows, cols, ld);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
+  GPUBENCH_LT_FORWARD(cublasLtMatrixLayoutDestroy, layout);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmulPreferenceCreate, pref);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmulPreferenceDestroy, pref);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceSetAttribute(
+    cublasLtMatmulPreference_t pref, cublasLtMatmulPreferenceAttributes_t attr, const void* buf,
+    size_t size) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmulPreferenceSetAttribute, pref, attr, buf, size);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(
+    cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,
+    cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+    cublasLtMatmulPreference_t pref, int requested, cublasLtMatmulHeuristicResult_t results[],
+    int* returned) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmulAlgoGetHeuristic, handle, desc, a, b, c, d, pref, requested,
+                      results, returned);
+}
+cublasStatus_t CUBLASWINAPI cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                           const void* alpha, const void* a,
+                                           cublasLtMatrixLayout_t a_layout, const void* b,
+                                           cublasLtMatrixLayout_t b_layout, const void* beta,
+                                           const void* c, cublasLtMatrixLayout_t c_layout, void* d,
+                                           cublasLtMatrixLayout_t d_layout,
+                                           const cublasLtMatmulAlgo_t* algo, void* workspace,
+                                           size_t workspace_bytes, cudaStream_t stream) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmul, handle, desc, alpha, a, a_layout, b, b_layout, beta, c,
+                      c_layout, d, d_layout, algo, workspace, workspace_bytes, stream);
+}
+
+} // extern "C"
