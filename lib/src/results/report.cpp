@@ -197,14 +197,14 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
     const std::string name = marks.empty() ? m.name : m.name + " " + marks;
     // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed;
     // /d: flushed by writing (dirty lines, --l2-flush write).
-    t.rows.push_back(
-        {name, clock_text(m), format_seconds(m.stats.median),
-         format_seconds(m.stats.min), fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
-         std::to_string(m.stats.count), stop_text(m), bps > 0 ? format_bytes_per_s(bps) : "",
-         ips <= 0   ? ""
-         : one_unit ? scaled(ips, "")
-                    : format_rate(ips, m.work.item_unit),
-         peak_text(m)});
+    t.rows.push_back({name, clock_text(m), format_seconds(m.stats.median),
+                      format_seconds(m.stats.min), fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
+                      std::to_string(m.stats.count), stop_text(m),
+                      bps > 0 ? format_bytes_per_s(bps) : "",
+                      ips <= 0   ? ""
+                      : one_unit ? scaled(ips, "")
+                                 : format_rate(ips, m.work.item_unit),
+                      peak_text(m)});
   }
   say_constant_columns_once(os, t);
   std::ostringstream rows;
@@ -243,7 +243,8 @@ std::vector<std::string> legend_items(const run_report& rep) {
   std::vector<std::string> items;
   if (!any && !not_run) return items;
   const auto has = [](const std::set<std::string>& s, const char* k) { return s.count(k) > 0; };
-  if (has(clocks, "gpu")) items.emplace_back("gpu = CUDA events, L2 flushed by reading before each sample");
+  if (has(clocks, "gpu"))
+    items.emplace_back("gpu = CUDA events, L2 flushed by reading before each sample");
   if (has(clocks, "gpu/d"))
     items.emplace_back("gpu/d = CUDA events, L2 flushed by writing (--l2-flush write)");
   if (has(clocks, "ts/d")) items.emplace_back("ts/d = kernel timestamps, L2 flushed by writing");
@@ -260,8 +261,8 @@ std::vector<std::string> legend_items(const run_report& rep) {
   for (const char* k : {"max-n", "timeout", "intr"})
     if (has(stops, k)) limits.emplace_back(k);
   if (!limits.empty())
-    items.push_back(fmt::format("{} = a limit ended sampling (not converged)",
-                                fmt::join(limits, ", ")));
+    items.push_back(
+        fmt::format("{} = a limit ended sampling (not converged)", fmt::join(limits, ", ")));
   if (has(stops, "no")) items.emplace_back("stop no = not converged (an older file)");
   if (flagged) items.emplace_back("* = telemetry flagged (thermal, hw slowdown, another process)");
   if (host_bound) items.emplace_back("^ = host-bound: the host's launches paced the GPU");
@@ -272,8 +273,7 @@ std::vector<std::string> legend_items(const run_report& rep) {
 void write_legend(std::ostream& os, const run_report& rep) {
   const auto items = legend_items(rep);
   if (items.empty()) return;
-  const auto lines =
-      wrap_words(fmt::format("Legend: {}", fmt::join(items, "; ")), table_width);
+  const auto lines = wrap_words(fmt::format("Legend: {}", fmt::join(items, "; ")), table_width);
   for (std::size_t i = 0; i < lines.size(); ++i) os << (i == 0 ? "" : "  ") << lines[i] << '\n';
 }
 
@@ -281,7 +281,8 @@ void write_legend(std::ostream& os, const run_report& rep) {
 
 const char* const table_legend_help =
     "Table columns: clock gpu = CUDA events with L2 flushed by reading before each sample\n"
-    "  (gpu/d = flushed by writing, --l2-flush write; gpu/w = not flushed, --warm), ts = the GPU's own kernel timestamps (--timestamps), host = the host's steady\n"
+    "  (gpu/d = flushed by writing, --l2-flush write; gpu/w = not flushed, --warm), ts = the GPU's "
+    "own kernel timestamps (--timestamps), host = the host's steady\n"
     "  clock; rel.sd = relative standard deviation; n = samples; of peak (D2D) = % of the\n"
     "  theoretical peak bandwidth (of the measured device-to-device copy); stop: noise = rel.sd\n"
     "  <= --max-noise, stable = the trimmed mean's 95% interval within +-max-noise/4, max-n,\n"

@@ -124,8 +124,8 @@ void write_multi_gpu_summary(std::ostream& os, const run_report& rep, output_for
       for (std::size_t i = 0; i < lines.size(); ++i)
         os << (i == 0 ? "  " : "      ") << lines[i] << '\n';
     }
-    os << fmt::format(fmt::runtime(row_format), r.measurement, r.ranks, r.sum_bandwidth,
-                      r.sum_rate, r.medians, r.straggler, r.skew);
+    os << fmt::format(fmt::runtime(row_format), r.measurement, r.ranks, r.sum_bandwidth, r.sum_rate,
+                      r.medians, r.straggler, r.skew);
   }
 }
 
