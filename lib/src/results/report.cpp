@@ -249,7 +249,7 @@ std::vector<std::string> legend_items(const run_report& rep) {
     items.emplace_back("gpu/d = CUDA events, L2 flushed by writing (--l2-flush write)");
   if (has(clocks, "ts/d")) items.emplace_back("ts/d = kernel timestamps, L2 flushed by writing");
   if (has(clocks, "gpu/w")) items.emplace_back("gpu/w = CUDA events, L2 not flushed (--warm)");
-  if (has(clocks, "ts")) items.emplace_back("ts = the GPU's kernel timestamps");
+  if (has(clocks, "ts")) items.emplace_back("ts = the GPU's own kernel timestamps");
   if (has(clocks, "ts/w")) items.emplace_back("ts/w = the GPU's kernel timestamps, L2 not flushed");
   if (has(clocks, "host")) items.emplace_back("host = the host's steady clock");
   if (any) items.emplace_back("rel.sd = relative standard deviation; n = samples");
