@@ -25,7 +25,7 @@ class CpuEnergy(unittest.TestCase):
         proc = run("vecadd", "--n", "64Ki", "--cpu-only", "--energy", *FAST)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertRegex(proc.stdout, r"energy: (unsupported \(.+\)|[0-9.]+ [pnum]?J/element)")
-        self.assertIn("stop: noise = rel.sd", proc.stdout)
+        self.assertIn("rel.sd = relative standard deviation", proc.stdout)
 
     def test_run_files_take_energy(self):
         with tempdir() as d:

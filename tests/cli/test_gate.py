@@ -9,7 +9,8 @@ import subprocess
 import unittest
 import xml.etree.ElementTree as ET
 
-from gpubench_cli import GPUBENCH, SOURCE_DIR, SYNTHETIC_H200, run as gpubench, tempdir
+from gpubench_cli import (GPUBENCH, SOURCE_DIR, SYNTHETIC_H200, recorded_results, run as gpubench,
+                          tempdir)
 
 SEED = int(os.environ.get("GPUBENCH_TEST_SEED", random.randrange(1 << 30)))
 print(f"test_gate seed {SEED} (GPUBENCH_TEST_SEED to replay)")
@@ -360,7 +361,7 @@ class DefaultGate(GateCase):
 
     def test_old_result_files_still_load(self):
         # Files recorded before host_enqueue_s / host_bound existed: loaded and gated by clock.
-        old = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-11-29")
+        old = recorded_results("h200-2026-11-29")
         proc, doc = self.compare([os.path.join(old, "ci-smoke-1.json")],
                                  [os.path.join(old, "ci-smoke-2.json")])
         self.assertIn(proc.returncode, (0, 1), proc.stderr)
