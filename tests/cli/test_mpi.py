@@ -3,6 +3,7 @@ without MPI refuses to run under a launcher; a rank that stops answering is repo
 which ends the job within the collective timeout. Skipped where mpirun is absent."""
 import json
 import os
+import select
 import shutil
 import statistics
 import subprocess
@@ -154,7 +155,20 @@ class MpiTest(unittest.TestCase):
                                  GPUBENCH, "vecadd", "--cpu-only", "--n", "1Ki,2Ki,4Ki", *FAST,
                                  "--sync-timeout", "600"], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=environment)
-        time.sleep(4)
+        # Wait for rank 1 to stall (not a fixed sleep: on a loaded machine it can take a while),
+        # then send SIGTERM.
+        seen = []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([proc.stderr], [], [], 1)
+            if ready:
+                line = proc.stderr.readline()
+                if not line:
+                    break
+                seen.append(line)
+                if "stopping to answer" in line:
+                    break
+        self.assertIn("stopping to answer", "".join(seen))
         started = time.monotonic()
         proc.terminate()
         try:
@@ -165,7 +179,7 @@ class MpiTest(unittest.TestCase):
             self.fail("the ranks did not end within 40 s of SIGTERM")
         self.assertLess(time.monotonic() - started, 40)
         self.assertNotEqual(proc.returncode, 0)
-        self.assertIn("stopping to answer", err)
+        self.assertIn("interrupted (SIGTERM)", "".join(seen) + err)
 
     def test_a_rank_that_crashes_ends_the_job_with_an_error(self):
         started = time.monotonic()
