@@ -180,7 +180,11 @@ TEST_CASE("every mode's trained weights are bitwise equal to serial's", "[pipeli
   CHECK(r.status == result_status::ok);
   REQUIRE(r.verify.performed);
   CHECK(r.verify.passed);
-  CHECK(r.verify.mismatches == 0);
+  // Every mode's trained weights are bitwise equal to serial's. (cpu-augment's batch check may
+  // count elements past one uint8 level and still pass: OpenCV's uint8 stage A has a tolerance,
+  // docs/augment.md.)
+  for (const auto& [name, check] : r.verify.details.items())
+    if (name.ends_with("vs serial")) CHECK(check.value("mismatches", -1) == 0);
   CHECK(r.verify.details.contains("streams vs serial"));
   CHECK(r.verify.details.contains("graph vs serial"));
   if (modes == "all") {
