@@ -25,9 +25,16 @@ def mpirun(np, *args, env=None, timeout=120):
     # Open MPI's own allocations are not gpubench's: no leak report from a sanitizer build.
     if "ASAN_OPTIONS" in environment:
         environment["ASAN_OPTIONS"] += ":detect_leaks=0"
-    return subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(np),
-                           GPUBENCH, *args], capture_output=True, text=True, timeout=timeout,
-                          env=environment)
+    try:
+        return subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(np),
+                               GPUBENCH, *args], capture_output=True, text=True,
+                              timeout=timeout, env=environment)
+    except subprocess.TimeoutExpired as e:
+        # Say what the job printed before it hung: which rank, which step.
+        def text(b):
+            return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+        raise AssertionError(f"mpirun did not end within {timeout} s; its stderr so far:\n"
+                             f"{text(e.stderr)}") from None
 
 
 def check_aggregates(test, doc, ranks):

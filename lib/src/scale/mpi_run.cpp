@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -60,6 +61,16 @@ std::string mpi_description() {
 namespace {
 
 using steady = std::chrono::steady_clock;
+
+/// Ends this rank by the signal it was sent, not by an exit status: the launcher, which sent it
+/// while ending the job, then sees the death it asked for (Open MPI 4.1's mpirun could hang in
+/// its own teardown when a rank it was killing exited 143 instead).
+[[noreturn]] void die_by_interrupt_signal() {
+  const int sig = interrupt_signal();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+  std::_Exit(128 + sig); // not reached: the default action of SIGINT, SIGTERM and SIGHUP ends us
+}
 
 enum tag : int { tag_clock = 1601, tag_arrive, tag_go, tag_result };
 
@@ -122,7 +133,7 @@ public:
     std::fprintf(stderr, "gpubench: rank %d: interrupted (%s) while waiting for another rank\n",
                  rank_, interrupt_signal_name());
     std::fflush(stderr);
-    std::_Exit(128 + interrupt_signal());
+    die_by_interrupt_signal();
   }
 
   /// Waits for `req` until the deadline; false (request cancelled) when it passed.
@@ -283,7 +294,7 @@ public:
       // Stops answering MPI, but still ends on a signal (the launcher's SIGTERM when rank 0
       // ends the job), as a rank hung in its own work would.
       while (!interrupt_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      std::_Exit(128 + interrupt_signal());
+      die_by_interrupt_signal();
     }
     const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
                                               std::chrono::duration<double>(timeout_s_));
