@@ -1,6 +1,7 @@
 """gpubench compare BASE NEW: the regression gate on saved results."""
 import copy
 import json
+import re
 import os
 import subprocess
 import tempfile
@@ -200,13 +201,39 @@ class Formats(CompareCase):
                         os.path.join(results, "verify-vecadd.json"), "--gate", "host",
                         "--host-threshold", "5%")
         lines = proc.stdout.splitlines()
-        start = next(i for i, l in enumerate(lines) if l.startswith("benchmark "))
+        start = next(i for i, l in enumerate(lines) if l.startswith("  measurement "))
         end = lines.index("", start)
         table = lines[start:end]
         self.assertIn("slower (not gated)", proc.stdout)
         self.assertIn("REGRESSION", proc.stdout)
         widest = max(table, key=len)
         self.assertLessEqual(len(widest), 120, widest)
+        # Grouped by point: each point's parameters once, as a heading, its measurements indented
+        # below it, one line each.
+        headings = [l for l in table if l.startswith("vecadd | ")]
+        self.assertGreaterEqual(len(headings), 1, table)
+        self.assertEqual(len(headings), len(set(headings)), table)
+        rows = [l for l in table[1:] if l.startswith("  ") and not l.startswith("    ")]
+        compared = re.search(r"(\d+) of \d+ BASE measurements compared", proc.stdout)
+        self.assertEqual(len(rows), int(compared.group(1)), table)
+        self.assertTrue(all(l.startswith(("vecadd | ", "    ", "  ")) for l in table), table)
+
+    def test_a_sweep_is_grouped_by_point(self):
+        # 60 points of four benchmarks: one heading per point (benchmark and parameters), its
+        # measurements below it, and nothing wider than 120 columns.
+        with open(SYNTHETIC_H200, encoding="utf-8") as f:
+            doc = json.load(f)
+        proc = gpubench("compare", SYNTHETIC_H200, SYNTHETIC_H200)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        lines = proc.stdout.splitlines()
+        start = next(i for i, l in enumerate(lines) if l.startswith("  measurement "))
+        table = lines[start:lines.index("", start)]
+        headings = [l for l in table if not l.startswith(" ")]
+        points = {(r["benchmark"], json.dumps(r["params"], sort_keys=True)) for r in doc["results"]}
+        self.assertEqual(len(headings), len(points))
+        self.assertEqual(sorted({h.split(" | ")[0] for h in headings}),
+                         sorted({b for b, _ in points}))
+        self.assertLessEqual(max(len(l) for l in proc.stdout.splitlines()), 120)
 
     def test_json_written_with_output(self):
         out = os.path.join(self.tmp.name, "cmp.json")

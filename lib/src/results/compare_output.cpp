@@ -240,13 +240,15 @@ void write_table(std::ostream& os, const comparison& c) {
   write_text_table(os, environment_table(c));
   os << '\n';
   auto rows = rows_table(c, false);
-  // One point compared (the usual gate): its parameters once above the rows, not in a column.
-  if (constexpr std::size_t params_column = 1; constant_column(rows, params_column)) {
-    for (const auto& line :
-         wrap_words("params (every row): " + rows.rows.front()[params_column], rows.width))
-      os << line << '\n';
-    erase_column(rows, params_column);
-  }
+  // Rows grouped by point: the benchmark and its parameters once, as a heading, then that
+  // point's measurements one per line (a sweep's parameters would otherwise wrap down a column).
+  constexpr std::size_t benchmark_column = 0;
+  constexpr std::size_t params_column = 1;
+  for (const auto& row : rows.rows)
+    rows.sections.push_back(row[benchmark_column] + " | " + row[params_column]);
+  erase_column(rows, params_column);
+  erase_column(rows, benchmark_column);
+  rows.wrap_column = -1;
   write_text_table(os, rows);
   write_lists(os, c, "  ");
 }

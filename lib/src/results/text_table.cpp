@@ -58,9 +58,11 @@ void write_text_table(std::ostream& os, const text_table& t) {
   };
   widen(t.header);
   for (const auto& row : t.rows) widen(row);
+  const bool grouped = !t.sections.empty() && t.sections.size() == t.rows.size();
+  const std::string indent = grouped ? "  " : "";
   if (t.wrap_column >= 0 && static_cast<std::size_t>(t.wrap_column) < n) {
     const auto w = static_cast<std::size_t>(t.wrap_column);
-    std::size_t others = 2 * (n - 1);
+    std::size_t others = 2 * (n - 1) + indent.size();
     for (std::size_t i = 0; i < n; ++i)
       if (i != w) others += width[i];
     const std::size_t room = t.width > others ? t.width - others : 0;
@@ -77,7 +79,7 @@ void write_text_table(std::ostream& os, const text_table& t) {
       height = std::max(height, cells[i].size());
     }
     for (std::size_t l = 0; l < height; ++l) {
-      std::string line;
+      std::string line = indent;
       for (std::size_t i = 0; i < n; ++i) {
         const std::string& c = l < cells[i].size() ? cells[i][l] : std::string();
         const bool right = i < t.right.size() && t.right[i];
@@ -89,7 +91,15 @@ void write_text_table(std::ostream& os, const text_table& t) {
     }
   };
   write_row(t.header);
-  for (const auto& row : t.rows) write_row(row);
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    if (grouped && (r == 0 || t.sections[r] != t.sections[r - 1])) {
+      // Continuation lines of a long heading are indented deeper than the rows below it.
+      const auto lines = wrap_words(t.sections[r], t.width > 4 ? t.width - 4 : t.width);
+      for (std::size_t l = 0; l < lines.size(); ++l)
+        os << (l == 0 ? "" : "    ") << lines[l] << '\n';
+    }
+    write_row(t.rows[r]);
+  }
 }
 
 std::string markdown_text(std::string_view s) {

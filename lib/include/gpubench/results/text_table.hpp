@@ -20,6 +20,10 @@ struct text_table {
   /// The column that wraps (at spaces, over several lines) so the table fits `width`; -1: none.
   int wrap_column = -1;
   std::size_t width = 120;
+  /// Optional, one per row: a group heading (a point's benchmark and parameters) written on lines
+  /// of its own, wrapped to `width`, before the first row of each run of equal headings; the
+  /// header and rows are then indented two spaces under it.
+  std::vector<std::string> sections;
 };
 
 /// True when the table has rows and column `c` says the same on every one.
