@@ -242,10 +242,15 @@ void write_table(std::ostream& os, const comparison& c) {
   auto rows = rows_table(c, false);
   // Rows grouped by point: the benchmark and its parameters once, as a heading, then that
   // point's measurements one per line (a sweep's parameters would otherwise wrap down a column).
+  // The device too, where the rows are on several (a merged MPI or --concurrent run).
   constexpr std::size_t benchmark_column = 0;
   constexpr std::size_t params_column = 1;
+  constexpr std::size_t device_column = 2;
+  const bool device_shown = rows.header[device_column] == "device";
   for (const auto& row : rows.rows)
-    rows.sections.push_back(row[benchmark_column] + " | " + row[params_column]);
+    rows.sections.push_back(row[benchmark_column] + " | " + row[params_column] +
+                            (device_shown ? " | " + row[device_column] : std::string()));
+  if (device_shown) erase_column(rows, device_column);
   erase_column(rows, params_column);
   erase_column(rows, benchmark_column);
   rows.wrap_column = -1;

@@ -119,7 +119,13 @@ std::string stop_text(const measurement& m) {
 }
 
 /// A line under a result's rows (not wrapped: each says one thing, and stays greppable).
-void write_note(std::ostream& os, const std::string& text) { os << "  " << text << '\n'; }
+/// A note under a table, indented two spaces and wrapped at spaces to fit 120 columns, its
+/// continuation lines indented four.
+void write_note(std::ostream& os, const std::string& text) {
+  constexpr std::size_t width = 120 - 4;
+  const auto lines = wrap_words(text, width);
+  for (std::size_t i = 0; i < lines.size(); ++i) os << (i == 0 ? "  " : "    ") << lines[i] << '\n';
+}
 
 /// Telemetry lines under a result's rows: the first GPU measurement's always (or that it is
 /// unavailable, once), every flagged one's, and energy where measured.
@@ -172,7 +178,8 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
                                table_width);
   for (std::size_t i = 0; i < head.size(); ++i) os << (i == 0 ? "" : "    ") << head[i] << '\n';
   if (r.status == result_status::skipped || r.status == result_status::error) {
-    os << fmt::format("  {}: {}\n\n", to_string(r.status), r.reason);
+    write_note(os, fmt::format("{}: {}", to_string(r.status), r.reason));
+    os << '\n';
     return;
   }
   // The shared table writer, indented two spaces.
@@ -292,7 +299,11 @@ const char* const table_legend_help =
     "  A skipped or error point states its reason. Each table's legend names only what it shows.\n";
 
 void write_table(std::ostream& os, const run_report& rep, const summary_writers& summaries) {
-  if (rep.meta.incomplete) os << fmt::format("INCOMPLETE RUN: {}\n\n", rep.meta.incomplete_reason);
+  if (rep.meta.incomplete) {
+    const auto lines = wrap_words("INCOMPLETE RUN: " + rep.meta.incomplete_reason, 120 - 2);
+    for (std::size_t i = 0; i < lines.size(); ++i) os << (i == 0 ? "" : "  ") << lines[i] << '\n';
+    os << '\n';
+  }
   std::map<std::string, std::vector<const result*>> by_benchmark;
   for (const auto& r : rep.results) {
     write_result_block(os, rep, r);
