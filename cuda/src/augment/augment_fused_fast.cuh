@@ -9,18 +9,21 @@
 // the rotation products of the halo rows. How the window is staged depends on the interpolation:
 // - nearest reads one resized pixel per halo pixel, 4 crop pixels per channel: the window is
 //   staged as one word per pixel (a byte per channel, so one load serves all 3 channels) where
-//   the row-blurred halo goes later; ~35 KB of shared memory, 6 blocks per SM.
+//   the row-blurred halo goes later; ~37 KB of shared memory, 6 blocks per SM on an H200.
 // - bilinear reads 4 resized pixels per halo pixel, 16 crop pixels per channel. The resize is
 //   separable and its horizontal half does not depend on the output row, so for every crop row of
 //   the window and every reachable resized column the horizontal lerp is computed once per tile
 //   ("h table", where the row-blurred halo goes later); a resized pixel is then one vertical lerp
-//   of two entries. The window is staged where the halo goes later; ~43 KB, 5 blocks per SM.
+//   of two entries. The window is staged where the halo goes later; ~45 KB, 5 blocks per SM on an
+//   H200.
 // Both compute the resize with the same operations in the same order as augment_math, so the bits
 // equal the generic kernel's and the staged path's. The blur runs on 32 x 32 tiles (fast:: in
 // augment_device.cuh). A block handles a strip of tiles down one tile column (strip_length);
 // with nearest, each tile after the first samples only the 32 halo rows it does not share with
 // the tile above.
 #include "augment_fused.cuh"
+
+#include <algorithm>
 
 namespace gpubench::cuda {
 
@@ -36,6 +39,20 @@ constexpr int tap_capacity = 64; ///< tabulated resized rows or columns (the 38-
 /// upsampling 2x, 31 crop rows (1798 entries). Larger reaches use the generic sampling.
 constexpr int h_plane = 1856;
 
+/// Shared memory per SM at the largest carve-out on the architecture being compiled (the CUDA
+/// Programming Guide's table of compute capabilities). Only the device passes read it, through
+/// __launch_bounds__; an architecture not listed gets the smallest value, which caps nothing.
+constexpr int smem_per_sm_bytes() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 ||                    \
+    __CUDA_ARCH__ == 1030
+  return 228 * 1024;
+#elif __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870
+  return 164 * 1024;
+#else
+  return 100 * 1024; // sm_86, sm_89, sm_120 and anything unlisted
+#endif
+}
+
 /// Shared memory of one variant: `rows` holds the staged window (nearest) or the h table
 /// (bilinear) before the row-blurred halo; `raw` holds the window (bilinear) before the halo.
 template <bool HTable>
@@ -45,7 +62,16 @@ struct smem_plan {
   /// Window capacity in pixels (words).
   static constexpr int window =
       HTable ? fast::channels * fast::raw_plane : fast::channels * fast::rows_plane;
-  static constexpr int blocks_per_sm = HTable ? 5 : 6;
+  /// Static shared memory of one block: the two planes, the tap tables, the zero word, the row
+  /// terms and the strip reaches (sizeof(reach) is 40); ptxas reports 37,360 and 45,040 bytes.
+  static constexpr int smem_bytes = 4 * (fast::channels * fast::raw_plane + rows_floats) +
+                                    2 * 16 * (tap_capacity + 1) + 4 + 8 * fast::halo_h + 8 * 40;
+  /// The launch bounds' blocks per SM: as many as the architecture's shared memory holds (1 KB
+  /// reserved per block), at most the count tuned on the H200 (6 nearest, 5 bilinear: registers
+  /// capped at 56 and 64). On an A100 (164 KB) that is 4 and 3, on an L40 (100 KB) 2 and 2, and
+  /// the registers are no longer capped for blocks that could never be resident.
+  static constexpr int blocks_per_sm =
+      std::max(1, std::min(HTable ? 5 : 6, smem_per_sm_bytes() / (smem_bytes + 1024)));
 };
 
 /// The tile's reach: tabulated resized ranges and the staged window's geometry.

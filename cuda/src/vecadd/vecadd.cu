@@ -90,12 +90,30 @@ void launch_typed(const vecadd_launch& cfg, const T* a, const T* b, T* c, std::s
 
 } // namespace
 
-int vecadd_default_grid(int device, int block) {
-  int sms = 0;
-  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+namespace {
+
+template <typename T>
+int resident_blocks_per_sm(int block) {
   int per_sm = 0;
   GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, elementwise16<float, add_op<float>>, block, 0));
+      &per_sm, elementwise16<T, add_op<T>>, block, 0));
+  return per_sm;
+}
+
+} // namespace
+
+int vecadd_default_grid(int device, dtype type, int block) {
+  int sms = 0;
+  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // The occupancy of the kernel that will run: each element type is its own instantiation, with
+  // its own registers.
+  int per_sm = 0;
+  switch (type) {
+  case dtype::f32: per_sm = resident_blocks_per_sm<float>(block); break;
+  case dtype::f64: per_sm = resident_blocks_per_sm<double>(block); break;
+  case dtype::f16: per_sm = resident_blocks_per_sm<__half>(block); break;
+  case dtype::bf16: per_sm = resident_blocks_per_sm<__nv_bfloat16>(block); break;
+  }
   return std::max(1, sms * std::max(1, per_sm));
 }
 

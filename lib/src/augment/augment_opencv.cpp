@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -242,9 +243,12 @@ void augment_batch(const std::uint8_t* input, const augment_shape& shape,
   }
   // gpubench's threads take whole images; OpenCV's own pool would only add a second layer of
   // threads competing for the same cores.
+  // Images are handed out one at a time, not in fixed ranges: on a shared or virtual machine one
+  // core can fall behind, and a fixed half of the batch would then wait on it.
   const opencv_threads threads(1);
-  pool.parallel_for(batch, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i)
+  std::atomic<std::size_t> next{0};
+  pool.parallel_for(pool.size(), [&](std::size_t /*begin*/, std::size_t /*end*/) {
+    for (std::size_t i = next++; i < batch; i = next++)
       augment_image(input + i * in_image, shape, samples[i], out + i * out_image);
   });
 }

@@ -100,7 +100,7 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   cfg.block = point.at("block").get<int>();
   const auto grid_mode = point.value("grid", std::string("vectors"));
   cfg.grid = grid_mode == "vectors"  ? 0
-             : grid_mode == "device" ? cuda::vecadd_default_grid(device, cfg.block)
+             : grid_mode == "device" ? cuda::vecadd_default_grid(device, type, cfg.block)
                                      : std::stoi(grid_mode);
   const auto kernel = [&](cudaStream_t st) {
     cuda::launch_vecadd(cfg, da.data(), db.data(), dc.data(), n, st);

@@ -27,9 +27,9 @@ struct vecadd_launch {
   int grid = 0;
 };
 
-/// A grid sized to the device: enough resident blocks of the vectorized kernel to fill every SM
-/// once.
-int vecadd_default_grid(int device, int block);
+/// A grid sized to the device: enough resident blocks of the vectorized kernel for `type` to fill
+/// every SM once (cudaOccupancyMaxActiveBlocksPerMultiprocessor on that instantiation).
+int vecadd_default_grid(int device, dtype type, int block);
 
 /// Enqueues c[i] = a[i] + b[i] for i < n on `s`, then checks the launch.
 void launch_vecadd(const vecadd_launch& cfg, const void* a, const void* b, void* c, std::size_t n,
