@@ -1,4 +1,4 @@
-"""Delivery (issue 15): --version's build facts, `doctor`, the shell completions and man pages
+"""Delivery: --version's build facts, `doctor`, the shell completions and man pages
 generated from the CLI definitions."""
 import json
 import os

@@ -1,4 +1,4 @@
-"""--energy, telemetry and the stop column, as a user sees them (issue 14). This machine has no
+"""--energy, telemetry and the stop column, as a user sees them. This machine has no
 NVML: energy must be reported unsupported with its reason, never as a silent 0, and exit 0."""
 import json
 import unittest

@@ -1,4 +1,4 @@
-"""Hostile environments (issue 18, items 2, 3, 4, 9, 10, 11; issue 13.4): threads that cannot start,
+"""Hostile environments: threads that cannot start,
 outputs that are devices, FIFOs or symlinks, the umask, SIGTERM and SIGHUP, Ctrl-C during a blocking
 read, --save-samples checked before measuring, and plot.py without matplotlib. Every case is
 bounded in time: a hang fails the test."""

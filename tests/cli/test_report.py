@@ -118,7 +118,7 @@ class Report(unittest.TestCase):
             self.assertLessEqual(len(line), 120, line)
 
     def test_result_tables_fit_120_columns(self):
-        # vecadd's 10 columns (issue 13): a short "n" header, the item unit once in the header,
+        # vecadd's 10 columns: a short "n" header, the item unit once in the header,
         # D2D's share in parentheses, and clock, n and stop said once above the rows when every
         # row says the same. Real H200 files: peaks, "kernel (batch)", gpu/w, timeout, stream.
         batch = recorded_results("h200-2026-12-01/batch")

@@ -1,5 +1,5 @@
-"""--timestamps: the GPU's own kernel timestamps (CUPTI) as extra rows, as a user sees them
-(issue 14). Where CUPTI cannot be loaded the run still succeeds and says why it has no rows."""
+"""--timestamps: the GPU's own kernel timestamps (CUPTI) as extra rows, as a user sees them.
+Where CUPTI cannot be loaded the run still succeeds and says why it has no rows."""
 import json
 import unittest
 

@@ -1,4 +1,4 @@
-"""One set of writers (issue 13.3, 18.5, 18.9): --output first and stdout second, the file's format
+"""One set of writers: --output first and stdout second, the file's format
 from --format or --output-format, `-` for stdout, every write checked, CSV safe for spreadsheets,
 parameters without float noise, tables that fit a terminal."""
 import copy

@@ -1,4 +1,4 @@
-"""Picks the environment the rest of scripts/device/encoder-decoder-ab.sh runs with: of
+"""Picks the environment the rest of encoder-decoder-ab.sh runs with: of
 encdec-base.json and encdec-NAME.json (one per VARIANT NAME:VAR=VALUE), the one whose streams row
 at batch 32 spends the least host time per step, among those whose serial and graph medians are
 within 1% of base's at every batch measured. Prints the table, then the chosen VAR=VALUE (or 'base') on the last line.

@@ -6,7 +6,7 @@
 # and augment-train at batch 32 once a side. ENERGY=N adds N runs a side of
 # `pipeline --batch 32 --energy`. Prints a summary table last; writes text, JSON and the table to
 # OUT_DIR/ed and packs it into OUT_DIR/ed.tar.xz.
-#   docs/results/2026-12-03/encoder-decoder/encoder-decoder-ab.sh OLD_SRC NEW_SRC OUT_DIR
+#   docs/results/h200-2026-12-03/encoder-decoder/encoder-decoder-ab.sh OLD_SRC NEW_SRC OUT_DIR
 # Environment: ROUNDS (default 1), BATCHES (default 8,32,128), ENERGY (default 0), TESTS (default
 # 1: run the GPU tests), OLD (default 1: build and run the old tree), ONE_THREAD (default 1),
 # AUGMENT (default 1), VARIANTS and NCU (below), CMAKE_EXTRA (extra configure arguments, e.g.
@@ -75,7 +75,7 @@ tail -3 "$out/missing-cublaslt.txt" | cut -c1-300
 # VARIANTS="NAME:VAR=VALUE ...": the new build once per variant with that environment (batches
 # VARIANT_BATCHES, default 8,32,128), before the rounds, and once plain ("base"). With PICK=1 the rounds and the energy runs then use the
 # variant (or base) whose streams row at batch 32 spends the least host time per step while its
-# serial and graph medians stay within 1% of base's (docs/results/2026-12-03/encoder-decoder/encoder_decoder_pick.py).
+# serial and graph medians stay within 1% of base's (docs/results/h200-2026-12-03/encoder-decoder/encoder_decoder_pick.py).
 if [[ -n ${VARIANTS:-} ]]; then
   one "encdec-base" "$new" pipeline --scenario encoder-decoder --batch "${VARIANT_BATCHES:-8,32,128}"
   for v in $VARIANTS; do

@@ -1,4 +1,4 @@
-"""Summary of scripts/device/encoder-decoder-ab.sh's JSON: per file, scenario and batch, each
+"""Summary of encoder-decoder-ab.sh's JSON: per file, scenario and batch, each
 mode's median step time, host enqueue time per step, the host-bound mark, the overlap efficiency
 and, where measured, the energy per step and its CV.
     python3 encoder_decoder_summary.py DIR"""
