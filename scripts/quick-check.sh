@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The developer's check before pushing, a few minutes with a warm build folder: formatting, the docs'
-# rules, the
-# build, and every test that needs no GPU (unit and CLI; the GPU tests are left out, not
-# skipped). The whole CI run (tidy, sanitizers, fuzzing, the .deb and the wheel) is `bash .ci/run`.
+# The developer's check before pushing, a few minutes with a warm build folder: formatting, the
+# docs' rules, the build, and every test that needs no GPU (unit and CLI; the GPU tests are left
+# out, not skipped). The whole CI run (tidy, sanitizers, fuzzing, the .deb and the wheel) is `bash .ci/run`.
 #   scripts/quick-check.sh [BUILD_DIR]      (default build-test; JOBS=2 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
