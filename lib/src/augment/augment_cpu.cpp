@@ -196,23 +196,32 @@ verification check_output(const augment_shape& shape, const float* ref, const vo
     const double err = std::fabs(g - r);
     return element_outcome{err, err <= tol};
   });
-  v.passed = checked.non_finite == 0 && v.within_tolerance_fraction() >= required_share;
+  record_verdict(
+      v, checked, shape, ref, [&](std::size_t i) { return load_output(shape.out, got, i); },
+      required_share);
+  return v;
+}
+
+void record_verdict(verification& v, const element_check& checked, const augment_shape& shape,
+                    const float* ref, const std::function<float(std::size_t)>& got_at,
+                    double share) {
+  const std::size_t plane = shape.output_pixels();
+  const auto channels = static_cast<std::size_t>(shape.channels);
+  v.passed = checked.non_finite == 0 && v.within_tolerance_fraction() >= share;
   v.details["within_tolerance_fraction"] = v.within_tolerance_fraction();
   v.details["non_finite"] = checked.non_finite;
   if (checked.first_bad) {
     const std::size_t i = *checked.first_bad;
     const std::size_t pix = i % plane;
+    const float got = got_at(i);
     v.details["first_mismatch"] = {{"image", i / (plane * channels)},
                                    {"channel", (i / plane) % channels},
                                    {"y", pix / static_cast<std::size_t>(shape.resize)},
                                    {"x", pix % static_cast<std::size_t>(shape.resize)},
                                    {"expected", ref[i]},
-                                   {"got", std::isfinite(load_output(shape.out, got, i))
-                                               ? load_output(shape.out, got, i)
-                                               : 0.0F},
-                                   {"got_finite", std::isfinite(load_output(shape.out, got, i))}};
+                                   {"got", std::isfinite(got) ? got : 0.0F},
+                                   {"got_finite", std::isfinite(got)}};
   }
-  return v;
 }
 
 } // namespace gpubench::augment_cpu

@@ -5,6 +5,7 @@
 // float32 (normalize folded in) straight into its plane of the NCHW output.
 #include "gpubench/augment/augment_opencv.hpp"
 
+#include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/engine/check_elements.hpp"
 #include "gpubench/engine/errors.hpp"
 
@@ -80,20 +81,8 @@ verification check_output(const augment_shape& shape, const float* ref, const fl
     const double err = std::fabs(g - r);
     return element_outcome{err, err <= tol * std::fabs(static_cast<double>(shape.inv_std[c]))};
   });
-  v.passed = checked.non_finite == 0 && v.within_tolerance_fraction() >= required_share;
-  v.details["within_tolerance_fraction"] = v.within_tolerance_fraction();
-  v.details["non_finite"] = checked.non_finite;
-  if (checked.first_bad) {
-    const std::size_t i = *checked.first_bad;
-    const std::size_t pix = i % plane;
-    v.details["first_mismatch"] = {{"image", i / (plane * channels)},
-                                   {"channel", (i / plane) % channels},
-                                   {"y", pix / static_cast<std::size_t>(shape.resize)},
-                                   {"x", pix % static_cast<std::size_t>(shape.resize)},
-                                   {"expected", ref[i]},
-                                   {"got", std::isfinite(got[i]) ? got[i] : 0.0F},
-                                   {"got_finite", std::isfinite(got[i])}};
-  }
+  augment_cpu::record_verdict(
+      v, checked, shape, ref, [&](std::size_t i) { return got[i]; }, required_share);
   return v;
 }
 

@@ -3,11 +3,13 @@
 // float32, one image per task on the thread pool. Each op is exposed on single-channel planes
 // (row-major, height x width) so that it can be tested on small hand-checked cases.
 #include "gpubench/cuda/augment.hpp"
+#include "gpubench/engine/check_elements.hpp"
 #include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,6 +52,14 @@ void augment_batch(const std::uint8_t* input, const augment_shape& shape,
 inline constexpr double abs_tolerance = 1e-3;
 inline constexpr double required_share = 0.9999; ///< of elements within tolerance to pass
 std::string tolerance_rule(dtype out);
+
+/// The verdict of an element check of a batch x C x S x S output against the float reference:
+/// passed when nothing is non-finite and at least `share` of the elements are within tolerance;
+/// the details name the first mismatch by image, channel, y and x (`got_at(i)` reads element i of
+/// the output as float).
+void record_verdict(verification& v, const element_check& checked, const augment_shape& shape,
+                    const float* ref, const std::function<float(std::size_t)>& got_at,
+                    double share);
 
 /// Compares a GPU output (batch x C x S x S of shape.out) with the float reference, every element.
 verification check_output(const augment_shape& shape, const float* ref, const void* got,
