@@ -2,6 +2,7 @@
 // point, the results so far are kept and the sweep goes on; input errors still end the run.
 #include "gpubench/engine/runner.hpp"
 
+#include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/errors.hpp"
 
 #include <catch2/catch.hpp>
@@ -87,8 +88,27 @@ TEST_CASE("policy: a launcher's invalid argument is an error of that point", "[p
   check_sweep_went_on(rep, result_status::error, "invalid argument: augment: f64 output");
 }
 
+TEST_CASE("policy: a std::runtime_error inside a point is an error of that point", "[policy]") {
+  const auto rep =
+      sweep_failing_in_the_middle([] { throw std::runtime_error("the fake lost its way"); });
+  check_sweep_went_on(rep, result_status::error, "unexpected error: the fake lost its way");
+}
+
+TEST_CASE("policy: a JSON error inside a point is an error of that point", "[policy]") {
+  const auto rep = sweep_failing_in_the_middle([] {
+    const nlohmann::json value = "not a number";
+    (void)value.get<int>(); // throws nlohmann::json::type_error
+  });
+  check_sweep_went_on(rep, result_status::error, "unexpected error: [json.exception.type_error");
+}
+
 TEST_CASE("policy: an input error still ends the run (exit 2 from main)", "[policy]") {
   CHECK_THROWS_AS(sweep_failing_in_the_middle([] { throw usage_error("bad"); }), usage_error);
+}
+
+TEST_CASE("policy: a missing GPU still ends the run (exit 77 from main)", "[policy]") {
+  CHECK_THROWS_AS(sweep_failing_in_the_middle([] { throw cuda::no_device_error("no GPU"); }),
+                  cuda::no_device_error);
 }
 
 TEST_CASE("a signal's number decides the reason and the exit code", "[policy][signal]") {

@@ -238,7 +238,8 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     }
     // The error policy: whatever fails inside one point is recorded with that point, the results
     // so far are kept and the sweep goes on; only a poisoned CUDA context stops it. Input errors
-    // (usage_error) and a missing device are not about one point and still end the run.
+    // (usage_error) and a missing device are not about one point and still end the run; any other
+    // std::exception is an error of the point.
     catch (const cuda::out_of_memory_error& e) {
       r = failed_point(p, result_status::skipped, fmt::format("out of memory: {}", e.what()));
     } catch (const cuda::cuda_error& e) {
@@ -260,6 +261,14 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
       // A launcher that refuses its arguments (std::invalid_argument from cuda/): a defect or a
       // combination the kernels do not offer, of this point only.
       r = failed_point(p, result_status::error, fmt::format("invalid argument: {}", e.what()));
+    } catch (const usage_error&) {
+      throw; // the input, not this point: ends the run (exit 2)
+    } catch (const cuda::no_device_error&) {
+      throw; // no usable GPU: ends the run (exit 77)
+    } catch (const std::exception& e) {
+      // Anything else thrown inside the point (a std::runtime_error, a JSON value of the wrong
+      // type): an error of that point, not the end of the sweep.
+      r = failed_point(p, result_status::error, fmt::format("unexpected error: {}", e.what()));
     }
     r.benchmark = p.bench->name;
     r.device = point_device(p.params);
