@@ -46,7 +46,8 @@ void write_plan(std::ostream& os, std::string_view title, const std::vector<plan
               : std::string());
   }
   if (any_memory)
-    os << "Device memory: the point's buffers; the L2 flush buffer (the L2's size) comes on top.\n";
+    os << "Device memory: the point's buffers; the L2 flush buffer (twice the L2's size) comes on "
+          "top.\n";
 }
 
 } // namespace gpubench
