@@ -3,12 +3,14 @@
 #include "commands.hpp"
 
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/results/plan_listing.hpp"
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -65,8 +67,18 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       if (job != nullptr && !cmd.dry_run)
         pick_rank_device(*job, cmd.opts, {cmd.opts.sync_timeout, sub->count("--device") > 0});
       param_values values;
-      for (const auto& [name, opt] : cmd.options)
-        if (opt->count() > 0) values[name] = cmd.text[name];
+      std::string unused; // GPU-only parameters given to a --cpu-only run: said, not dropped
+      for (const auto& [name, opt] : cmd.options) {
+        if (opt->count() == 0) continue;
+        values[name] = cmd.text[name];
+        if (cmd.opts.cpu_only && spec_of(cmd.bench->params, name).gpu_only)
+          unused += (unused.empty() ? "--" : ", --") + name;
+      }
+      if (!unused.empty() && cmd.opts.verbosity > 0)
+        std::fprintf(stderr,
+                     "gpubench: note: %s only shape the GPU's work; with --cpu-only they have no "
+                     "effect\n",
+                     unused.c_str());
       const auto points = plan_points(*cmd.bench, values, cmd.opts);
       if (cmd.dry_run) {
         write_plan(std::cout, cmd.bench->name, points, cmd.opts.format);

@@ -322,7 +322,9 @@ void add_doctor_command(CLI::App& app, cli_state& state) {
       "doctor", "which CUDA gpubench found, where its libraries come from, what to fix");
   sub->footer(std::string("Exit codes: 0 everything needed is there; 77 no GPU is usable or "
                           "cuBLAS is missing (the verdict names the cause and the fix).\n"));
-  sub->add_option("--format", format, "stdout format: table or json")->capture_default_str();
+  sub->add_option("--format", format, "stdout format: table or json")
+      ->type_name("{table|json}")
+      ->capture_default_str();
   sub->callback([&state] {
     if (format != "table" && format != "json")
       throw usage_error(fmt::format("--format: '{}' is not one of table, json", clip(format)));

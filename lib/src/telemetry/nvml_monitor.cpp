@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <regex>
 #include <mutex>
 
 #include <dlfcn.h>
@@ -82,6 +84,7 @@ public:
   nvml_return (*field_values)(nvml_device, int, nvml_field_value*) = nullptr;
   nvml_return (*total_energy)(nvml_device, unsigned long long*) = nullptr;
   nvml_return (*compute_processes)(nvml_device, unsigned*, nvml_process_info*) = nullptr;
+  nvml_return (*driver_version)(char*, unsigned) = nullptr;
 
   nvml_library(const nvml_library&) = delete;
   nvml_library& operator=(const nvml_library&) = delete;
@@ -116,6 +119,7 @@ private:
       sym(event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
     sym(field_values, "nvmlDeviceGetFieldValues");
     sym(total_energy, "nvmlDeviceGetTotalEnergyConsumption");
+    sym(driver_version, "nvmlSystemGetDriverVersion");
     if (!sym(compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3"))
       sym(compute_processes, "nvmlDeviceGetComputeRunningProcesses_v2");
     if (const nvml_return r = init(); r != nvml_success) {
@@ -210,6 +214,28 @@ private:
 };
 
 } // namespace
+
+std::string nvidia_driver_version() {
+  // The kernel module's version line ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06
+  // ..."): no library to load, and present wherever the driver is, containers included.
+  const char* env = std::getenv("GPUBENCH_NVIDIA_VERSION_FILE"); // tests point it elsewhere
+  std::ifstream f(env != nullptr && *env != '\0' ? env : "/proc/driver/nvidia/version");
+  std::string line;
+  if (f && std::getline(f, line)) {
+    static const std::regex version(R"(Kernel Module\s+(?:for \S+\s+)?([0-9]+(?:\.[0-9]+)+))");
+    std::smatch m;
+    if (std::regex_search(line, m, version)) return m[1].str();
+  }
+  if (env != nullptr && *env != '\0') return {};
+  static std::mutex mutex;
+  const std::lock_guard lock(mutex);
+  auto& lib = nvml_library::get();
+  char text[96] = {};
+  if (lib.error().empty() && lib.driver_version != nullptr &&
+      lib.driver_version(text, sizeof text) == nvml_success)
+    return text;
+  return {};
+}
 
 std::unique_ptr<telemetry_source> open_telemetry(const std::string& pci_bus_id) {
   static std::mutex mutex;
