@@ -67,18 +67,22 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       if (job != nullptr && !cmd.dry_run)
         pick_rank_device(*job, cmd.opts, {cmd.opts.sync_timeout, sub->count("--device") > 0});
       param_values values;
-      std::string unused; // GPU-only parameters given to a --cpu-only run: said, not dropped
+      std::vector<std::string> unused; // GPU-only parameters under --cpu-only: said, not dropped
       for (const auto& [name, opt] : cmd.options) {
         if (opt->count() == 0) continue;
         values[name] = cmd.text[name];
         if (cmd.opts.cpu_only && spec_of(cmd.bench->params, name).gpu_only)
-          unused += (unused.empty() ? "--" : ", --") + name;
+          unused.push_back("--" + name);
       }
       if (!unused.empty() && cmd.opts.verbosity > 0)
-        std::fprintf(stderr,
-                     "gpubench: note: %s only shape the GPU's work; with --cpu-only they have no "
-                     "effect\n",
-                     unused.c_str());
+        std::fprintf(stderr, "gpubench: note: %s\n",
+                     (unused.size() == 1
+                          ? unused.front() + " only shapes the GPU's work; with --cpu-only it has "
+                                             "no effect"
+                          : fmt::format("{} only shape the GPU's work; with --cpu-only they have "
+                                        "no effect",
+                                        fmt::join(unused, ", ")))
+                         .c_str());
       const auto points = plan_points(*cmd.bench, values, cmd.opts);
       if (cmd.dry_run) {
         write_plan(std::cout, cmd.bench->name, points, cmd.opts.format);

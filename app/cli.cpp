@@ -143,12 +143,12 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     typed("--warmup", opts.measure.warmup, "discarded samples before sampling (0 to 1000000)",
           "INT")
         ->transform(integer_text);
-    raw.min_samples_option = typed("--min-samples", opts.measure.min_samples, "at least this many samples (1 to 10000000)",
-          "INT")
-        ->transform(integer_text);
+    raw.min_samples_option = typed("--min-samples", opts.measure.min_samples,
+                                   "at least this many samples (1 to 10000000)", "INT")
+                                 ->transform(integer_text);
     raw.max_samples_option = typed("--max-samples", opts.measure.max_samples,
-          "at most this many samples (--min-samples to 10000000)", "INT")
-        ->transform(integer_text);
+                                   "at most this many samples (--min-samples to 10000000)", "INT")
+                                 ->transform(integer_text);
     typed("--min-time", opts.measure.min_time,
           "seconds of sampled time before stopping (0 to 86400)", "SECONDS")
         ->transform(number_text);
@@ -178,13 +178,15 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     cmd.add_flag(
         "--energy", opts.energy,
         "energy per operation from the NVML energy counter (adds about 6 s per measured row)");
-    raw.energy_window_option = typed("--energy-window", opts.measure.energy_window,
-          "with --energy: each window lasts at least S seconds and 10 counter steps (1 to 60)",
-          "SECONDS")
-        ->transform(number_text);
-    raw.energy_windows_option = typed("--energy-windows", opts.measure.energy_windows,
-          "with --energy: windows measured, each from a random phase (5 to 100)", "INT")
-        ->transform(integer_text);
+    raw.energy_window_option =
+        typed("--energy-window", opts.measure.energy_window,
+              "with --energy: each window lasts at least S seconds and 10 counter steps (1 to 60)",
+              "SECONDS")
+            ->transform(number_text);
+    raw.energy_windows_option =
+        typed("--energy-windows", opts.measure.energy_windows,
+              "with --energy: windows measured, each from a random phase (5 to 100)", "INT")
+            ->transform(integer_text);
     // -- end issue 14 --
     // Multi-GPU (issue 16, docs/multi-gpu.md)
     cmd.add_flag("--concurrent", opts.concurrent,
@@ -236,28 +238,29 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   if (opts.cpu_threads < 0 || opts.cpu_threads > 4096)
     throw usage_error(
         fmt::format("--cpu-threads: {} is out of range (0 to 4096)", opts.cpu_threads));
-  const auto given = [](const CLI::Option* o) { return o != nullptr && o->count() > 0; };
+  const auto given_on_line = [](const CLI::Option* o) { return o != nullptr && o->count() > 0; };
   const auto say = [&opts](const std::string& text) {
     if (opts.verbosity > 0) std::fprintf(stderr, "gpubench: note: %s\n", text.c_str());
   };
   // --max-samples 5 alone asks for at most 5 samples: the default --min-samples follows it down.
-  if (given(raw.max_samples_option) && !given(raw.min_samples_option) &&
-      opts.measure.min_samples == measure_options{}.min_samples && opts.measure.max_samples >= 1 && opts.measure.max_samples < opts.measure.min_samples) {
+  if (given_on_line(raw.max_samples_option) && !given_on_line(raw.min_samples_option) &&
+      opts.measure.min_samples == measure_options{}.min_samples && opts.measure.max_samples >= 1 &&
+      opts.measure.max_samples < opts.measure.min_samples) {
     say(fmt::format("--max-samples {} lowers --min-samples from its default {} to {}",
-                    opts.measure.max_samples, opts.measure.min_samples,
-                    opts.measure.max_samples));
+                    opts.measure.max_samples, opts.measure.min_samples, opts.measure.max_samples));
     opts.measure.min_samples = opts.measure.max_samples;
   }
   validate(opts.measure);
   if (!opts.output_path.empty()) check_output_path(opts.output_path);
   // Options that change nothing in this context: noted on stderr, the run goes on.
-  if (given(raw.output_format_option) && !given(raw.output_option))
+  if (given_on_line(raw.output_format_option) && !given_on_line(raw.output_option))
     say("--output-format only sets the format of the --output file; without --output it has no "
         "effect");
-  if ((given(raw.energy_window_option) || given(raw.energy_windows_option)) && !opts.energy)
+  if ((given_on_line(raw.energy_window_option) || given_on_line(raw.energy_windows_option)) &&
+      !opts.energy)
     say("--energy-window and --energy-windows shape --energy's measurement; without --energy they "
         "have no effect");
-  if (opts.cpu_only && given(raw.device_option))
+  if (opts.cpu_only && given_on_line(raw.device_option))
     say("--device picks GPUs; with --cpu-only no GPU is used and it has no effect");
   // Multi-GPU (issue 16)
   if (!(opts.sync_timeout > 0 && opts.sync_timeout <= 86400))
@@ -331,12 +334,14 @@ void add_output_options(CLI::App& cmd, output_choice& choice, const char* format
                         const char* what) {
   choice.format_option =
       cmd.add_option("--format", choice.format, format_help)->type_name("{table|md|json|csv}");
-  choice.output_option = cmd.add_option(
-      "--output", choice.output_path,
-      fmt::format("Also write {} to FILE (format: --output-format, else the extension .json .csv "
-                  ".md .txt, else --format, else JSON; - for stdout)",
-                  what))
-                              ->type_name("FILE");
+  choice.output_option =
+      cmd.add_option(
+             "--output", choice.output_path,
+             fmt::format(
+                 "Also write {} to FILE (format: --output-format, else the extension .json .csv "
+                 ".md .txt, else --format, else JSON; - for stdout)",
+                 what))
+          ->type_name("FILE");
   cmd.add_option("--output-format", choice.output_format,
                  "Format of the --output file: json, table, csv, md")
       ->type_name("{json|table|csv|md}")
@@ -467,9 +472,9 @@ public:
   }
   std::string make_subcommand(const CLI::App* sub) const override {
     std::stringstream out;
-    CLI::detail::format_help(
-        out, sub->get_display_name(true),
-        wrap_help(sub->get_description(), help_width - get_column_width(), 0), get_column_width());
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             wrap_help(sub->get_description(), help_width - get_column_width(), 0),
+                             get_column_width());
     return out.str();
   }
   std::string make_description(const CLI::App* app) const override {

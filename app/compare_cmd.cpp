@@ -157,10 +157,10 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       ->expected(0, 2);
   // allow_extra_args: "--base a.json b.json c.json" takes every file up to the next option.
   cmd->add_option("--base", args->base_paths, "Baseline runs: one or more result files")
-      ->type_name("FILE...")
+      ->type_name("FILE")
       ->allow_extra_args();
   cmd->add_option("--new", args->new_paths, "Candidate runs: one or more result files")
-      ->type_name("FILE...")
+      ->type_name("FILE")
       ->allow_extra_args();
   // The options in percent ("5%" or 0.05), read by parse_percentage() in the callback.
   const std::initializer_list<std::tuple<const char*, std::string*, const char*>> percentages{
@@ -202,9 +202,9 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       ->check(non_empty_text);
   add_output_options(*cmd, args->output, "Output: table (default), md, json or csv",
                      "the comparison");
-  args->junit_option = cmd->add_option("--junit", args->junit_path,
-                                       "Also write the comparison as JUnit XML to FILE")
-                           ->type_name("FILE");
+  args->junit_option =
+      cmd->add_option("--junit", args->junit_path, "Also write the comparison as JUnit XML to FILE")
+          ->type_name("FILE");
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
   cmd->callback([args, &state] {

@@ -90,27 +90,28 @@ class CpuOnly(unittest.TestCase):
 class OptionsInContext(unittest.TestCase):
     """An option that does nothing where it is given is noted on stderr (the run goes on); the
     measurement options that depend on one another adjust with a note."""
-    base = ["vecadd", "--n", "4Ki", "--cpu-only", "--min-time", "0", "--warmup", "0"]
+    base = ["vecadd", "--n", "4Ki", "--cpu-only"]
+    quick = ["--min-time", "0", "--warmup", "0"]
 
     def test_max_samples_alone_lowers_the_default_min_samples(self):
-        r = run(*self.base, "--max-samples", "3", "--format", "json")
+        r = run(*self.base, *self.quick, "--max-samples", "3", "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("--max-samples 3 lowers --min-samples from its default 10 to 3", r.stderr)
         self.assertLessEqual(json.loads(r.stdout)["results"][0]["measurements"][0]["stats"]
                              ["count"], 3)
         # Given both, the two must agree: that is the user's own contradiction.
-        r = run(*self.base, "--max-samples", "3", "--min-samples", "10")
+        r = run(*self.base, *self.quick, "--max-samples", "3", "--min-samples", "10")
         self.assertEqual(r.returncode, 2, r.stdout)
         self.assertIn("--max-samples: 3 must be at least --min-samples (10)", r.stderr)
         # -q silences the note, not the adjustment.
-        r = run(*self.base, "--max-samples", "2", "-q")
+        r = run(*self.base, *self.quick, "--max-samples", "2", "-q")
         self.assertEqual((r.returncode, r.stderr), (0, ""))
 
     def test_options_that_do_nothing_here_are_noted(self):
         cases = [(["--device", "7"], "--device picks GPUs; with --cpu-only no GPU is used"),
                  (["--output-format", "csv"], "--output-format only sets the format of the "
                                               "--output file"),
-                 (["--energy-window", "2"], "without --energy they have no effect"),
+                 (["--energy-window", "2"], "--energy-window and --energy-windows shape --energy"),
                  (["--warm"], "--warm only change how GPU samples are taken"),
                  (["--block", "128", "--kernel", "seed"],
                   "--kernel, --block only shape the GPU's work; with --cpu-only they have no "
@@ -130,7 +131,8 @@ class OptionsInContext(unittest.TestCase):
     def test_one_sample_shows_no_spread(self):
         # A timeout shorter than a sample stops at one sample: the row says timeout, n = 1, and
         # shows no rel.sd (0.0% would read as perfect repeatability).
-        r = run(*self.base, "--n", "1M", "--timeout", "1e-9", "--max-samples", "5")
+        one = ["vecadd", "--n", "1M", "--cpu-only", *self.quick, "--timeout", "1e-9"]
+        r = run(*one, "--max-samples", "5")
         self.assertEqual(r.returncode, 0, r.stderr)
         row = next(l for l in r.stdout.splitlines() if l.strip().startswith("cpu_reference"))
         cells = row.split()
@@ -139,7 +141,7 @@ class OptionsInContext(unittest.TestCase):
         self.assertIn("-", cells)
         self.assertNotIn("0.0%", row)
         self.assertIn("rel.sd - = one sample", r.stdout)
-        md = run(*self.base, "--n", "1M", "--timeout", "1e-9", "--format", "md").stdout
+        md = run(*one, "--format", "md").stdout
         self.assertIn("| - | 1 |", md)
 
 

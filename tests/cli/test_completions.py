@@ -170,7 +170,7 @@ class Zsh(ShellCase):
         terminal; the _arguments specs are what it reads)."""
         text = open(self.path, encoding="utf-8").read()
         if not words:
-            return re.findall(r"^    '([\w-]+):", text, re.M)
+            return re.findall(r"^    '([a-z][\w-]*):", text, re.M)
         block = re.search(r"^        " + re.escape(words[0]) + r"\)\n(.*?);;", text,
                           re.M | re.S).group(1)
         if len(words) == 1:

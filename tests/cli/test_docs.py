@@ -4,7 +4,7 @@
 Each fenced block is declared by a hidden comment on the line(s) above its fence:
 
     <!-- doc-test: MODE
-         dry-run: --n 1G, --n 1Ki:1Gi
+         dry-run: --n 1G | --n 1Ki:1Gi
          fixture: baseline.json=tests/data/synthetic-h200.json
          fixture: photos/=png
          vars: OLD_BINARY=gpubench
@@ -19,12 +19,13 @@ MODE is how the block's commands are checked where there is no GPU:
   syntax    installs or builds: `bash -n` only
   yaml      a CI workflow: parsed as YAML, each run/script step checked with `bash -n`
   text      not commands (output, data, a diagram, a usage synopsis)
-Lines of the comment after the first: "MODE: TEXT, TEXT" gives that mode to the commands that
-contain one of the texts; "fixture: NAME=PATH" copies a file of the repository to NAME in the
-folder the block runs in ("NAME/=png": a folder of small PNG pictures); "stand-in: NAME=PATH"
-does the same only where the block's GPU commands, which make NAME, do not run; "vars: A=B C=D" replaces
-the placeholders A and C (the value gpubench stands for the binary under test); "exit: N" is the
-exit status the block's commands end with here (default 0; on a GPU machine 0 always).
+Lines of the comment after the first: "MODE: TEXT | TEXT" gives that mode to the commands that
+contain one of the texts; "fixture: NAME [NAME...]=PATH" copies a file of the repository to each
+NAME in the folder the block runs in ("NAME/=png": a folder of small PNG pictures);
+"stand-in: NAME [NAME...]=PATH" does the same only where the block's GPU commands, which make
+NAME, do not run; "vars: A=B C=D" replaces the placeholders A and C (the value gpubench stands
+for the binary under test); "exit: N" is the exit status the block's commands end with here
+(default 0; on a GPU machine 0 always).
 
 The commands of a block run in order in one fresh folder (configs/, scripts/, tests/ and docs/
 linked from the source tree), through bash, with a `gpubench` on PATH that adds the block's
@@ -93,13 +94,13 @@ class Block:
             key, _, value = item.partition(":")
             key, value = key.strip(), value.strip()
             if key in MODES:
-                self.overrides += [(key, t.strip()) for t in value.split(",") if t.strip()]
+                self.overrides += [(key, t.strip()) for t in value.split("|") if t.strip()]
             elif key == "fixture":
-                name, _, source = value.partition("=")
-                self.fixtures.append((name.strip(), source.strip()))
+                names, _, source = value.partition("=")
+                self.fixtures += [(name, source.strip()) for name in names.split()]
             elif key == "stand-in":
-                name, _, source = value.partition("=")
-                self.stand_ins.append((name.strip(), source.strip()))
+                names, _, source = value.partition("=")
+                self.stand_ins += [(name, source.strip()) for name in names.split()]
             elif key == "vars":
                 for pair in value.split():
                     name, _, val = pair.partition("=")

@@ -214,8 +214,7 @@ void check_environments(comparison& c, const compare_options& opts) {
                     b.driver, n.driver),
         opts.force);
   }
-  if (!b.nvidia_driver.empty() && !n.nvidia_driver.empty() &&
-      b.nvidia_driver != n.nvidia_driver) {
+  if (!b.nvidia_driver.empty() && !n.nvidia_driver.empty() && b.nvidia_driver != n.nvidia_driver) {
     refuse(fmt::format("BASE ran with NVIDIA driver {} but NEW with {}: a driver change moves "
                        "timings",
                        b.nvidia_driver, n.nvidia_driver),

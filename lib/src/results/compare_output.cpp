@@ -301,10 +301,16 @@ void write_csv(std::ostream& os, const comparison& c) {
 }
 
 json env_json(const side_environment& e) {
-  json j{
-      {"files", e.files},          {"runs", e.runs}, {"gpus", e.gpus}, {"driver", e.driver}, {"nvidia_driver", e.nvidia_driver},
-      {"runtime", e.runtime},      {"git", e.git},   {"host", e.host}, {"started_at", e.started_at},
-      {"telemetry_flags", e.flags}};
+  json j{{"files", e.files},
+         {"runs", e.runs},
+         {"gpus", e.gpus},
+         {"driver", e.driver},
+         {"nvidia_driver", e.nvidia_driver},
+         {"runtime", e.runtime},
+         {"git", e.git},
+         {"host", e.host},
+         {"started_at", e.started_at},
+         {"telemetry_flags", e.flags}};
   if (e.sm_clock_mhz) j["sm_clock_mhz"] = *e.sm_clock_mhz;
   if (e.mem_clock_mhz) j["mem_clock_mhz"] = *e.mem_clock_mhz;
   if (!e.test_slowdown.empty()) j["test_slowdown"] = e.test_slowdown;

@@ -206,9 +206,8 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
     // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed;
     // /d: flushed by writing (dirty lines, --l2-flush write).
     t.rows.push_back({name, clock_text(m), format_seconds(m.stats.median),
-                      format_seconds(m.stats.min), rel_sd_text(m),
-                      std::to_string(m.stats.count), stop_text(m),
-                      bps > 0 ? format_bytes_per_s(bps) : "",
+                      format_seconds(m.stats.min), rel_sd_text(m), std::to_string(m.stats.count),
+                      stop_text(m), bps > 0 ? format_bytes_per_s(bps) : "",
                       ips <= 0   ? ""
                       : one_unit ? scaled(ips, "")
                                  : format_rate(ips, m.work.item_unit),
@@ -390,12 +389,12 @@ void write_markdown(std::ostream& os, const run_report& rep) {
     for (const auto& m : r.measurements) {
       const double bps = rate(m, "bytes_per_s");
       const double ips = rate(m, "items_per_s");
-      os << fmt::format(
-          "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-          markdown_text(r.benchmark), markdown_text(dev), markdown_text(params_line(r.params)),
-          markdown_text(m.name), format_seconds(m.stats.median), format_seconds(m.stats.min),
-          rel_sd_text(m), m.stats.count, bps > 0 ? format_bytes_per_s(bps) : "",
-          ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
+      os << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                        markdown_text(r.benchmark), markdown_text(dev),
+                        markdown_text(params_line(r.params)), markdown_text(m.name),
+                        format_seconds(m.stats.median), format_seconds(m.stats.min), rel_sd_text(m),
+                        m.stats.count, bps > 0 ? format_bytes_per_s(bps) : "",
+                        ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
     }
   }
 }

@@ -411,8 +411,7 @@ json to_json(const run_report& rep) {
   // Issue 17: a run with the test-only slowdown knob says so.
   if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
   // The NVIDIA driver's own version, where the machine has a driver (absent from older files).
-  if (!rep.meta.nvidia_driver.empty())
-    j["meta"]["cuda"]["nvidia_driver"] = rep.meta.nvidia_driver;
+  if (!rep.meta.nvidia_driver.empty()) j["meta"]["cuda"]["nvidia_driver"] = rep.meta.nvidia_driver;
   // Multi-GPU (issue 16): present only in concurrent and MPI runs.
   if (!rep.ranks.is_null()) j["ranks"] = rep.ranks;
   if (!rep.aggregate.is_null()) j["aggregate"] = rep.aggregate;

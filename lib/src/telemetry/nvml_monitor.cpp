@@ -7,8 +7,8 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <mutex>
+#include <regex>
 
 #include <dlfcn.h>
 
