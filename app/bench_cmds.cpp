@@ -74,6 +74,8 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
         if (cmd.opts.cpu_only && spec_of(cmd.bench->params, name).gpu_only)
           unused.push_back("--" + name);
       }
+      const auto points = plan_points(*cmd.bench, values, cmd.opts);
+      // Said once the plan is valid, so that an error stays the only line.
       if (!unused.empty() && cmd.opts.verbosity > 0)
         std::fprintf(stderr, "gpubench: note: %s\n",
                      (unused.size() == 1
@@ -83,7 +85,6 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
                                         "no effect",
                                         fmt::join(unused, ", ")))
                          .c_str());
-      const auto points = plan_points(*cmd.bench, values, cmd.opts);
       if (cmd.dry_run) {
         write_plan(std::cout, cmd.bench->name, points, cmd.opts.format);
         state.exit_code = exit_code::success;

@@ -171,6 +171,7 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
                    "also time back-to-back launches, about S seconds a sample, as rows '<name> "
                    "(batch)' (0: off)")
         ->transform(number_text)
+        ->type_name("SECONDS")
         ->capture_default_str();
     cmd.add_flag("--timestamps", opts.measure.timestamps,
                  "also time each sample by the GPU's own kernel timestamps (CUPTI), as rows "
@@ -194,6 +195,7 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     cmd.add_option("--sync-timeout", opts.sync_timeout,
                    "seconds a GPU thread or MPI rank waits for the others before giving up")
         ->transform(number_text)
+        ->type_name("SECONDS")
         ->capture_default_str();
   }
   if (offered.inputs) {
@@ -239,8 +241,9 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
     throw usage_error(
         fmt::format("--cpu-threads: {} is out of range (0 to 4096)", opts.cpu_threads));
   const auto given_on_line = [](const CLI::Option* o) { return o != nullptr && o->count() > 0; };
-  const auto say = [&opts](const std::string& text) {
-    if (opts.verbosity > 0) std::fprintf(stderr, "gpubench: note: %s\n", text.c_str());
+  std::vector<std::string> notes; // printed last, once every option is known to be valid
+  const auto say = [&opts, &notes](const std::string& text) {
+    if (opts.verbosity > 0) notes.push_back(text);
   };
   // --max-samples 5 alone asks for at most 5 samples: the default --min-samples follows it down.
   if (given_on_line(raw.max_samples_option) && !given_on_line(raw.min_samples_option) &&
@@ -252,7 +255,39 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   }
   validate(opts.measure);
   if (!opts.output_path.empty()) check_output_path(opts.output_path);
-  // Options that change nothing in this context: noted on stderr, the run goes on.
+  // Multi-GPU (issue 16)
+  if (!(opts.sync_timeout > 0 && opts.sync_timeout <= 86400))
+    throw usage_error(fmt::format("--sync-timeout: {} must be a number of seconds in (0, 86400]",
+                                  opts.sync_timeout));
+  if (opts.concurrent && opts.cpu_only)
+    throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
+
+  opts.devices.clear();
+  if (device_spec == "all") {
+    if (!opts.cpu_only) {
+      cuda::require_device();
+      for (int d = 0; d < cuda::device_count_or_zero(); ++d) opts.devices.push_back(d);
+    }
+  } else {
+    std::size_t pos = 0;
+    while (true) {
+      const auto comma = device_spec.find(',', pos);
+      const std::string item =
+          device_spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      int d = -1;
+      const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+      if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
+        throw usage_error(
+            fmt::format("--device: '{}' is not a device index (0 to 1023) or 'all'", clip(item)));
+      opts.devices.push_back(d);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    if (opts.cpu_only) opts.devices.clear();
+  }
+
+  // Options that change nothing in this context: noted on stderr once everything is valid (an
+  // error stays one line), and the run goes on.
   if (given_on_line(raw.output_format_option) && !given_on_line(raw.output_option))
     say("--output-format only sets the format of the --output file; without --output it has no "
         "effect");
@@ -262,13 +297,7 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
         "have no effect");
   if (opts.cpu_only && given_on_line(raw.device_option))
     say("--device picks GPUs; with --cpu-only no GPU is used and it has no effect");
-  // Multi-GPU (issue 16)
-  if (!(opts.sync_timeout > 0 && opts.sync_timeout <= 86400))
-    throw usage_error(fmt::format("--sync-timeout: {} must be a number of seconds in (0, 86400]",
-                                  opts.sync_timeout));
-  if (opts.concurrent && opts.cpu_only)
-    throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
-  if (opts.cpu_only && opts.verbosity > 0) {
+  if (opts.cpu_only) {
     // Options that only change how GPU samples are taken: said once, not silently dropped.
     std::string unused;
     const auto note = [&unused](bool given, const char* name) {
@@ -279,34 +308,9 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
     note(opts.measure.timestamps, "--timestamps");
     note(opts.measure.batch_time > 0, "--batch-time");
     if (!unused.empty())
-      std::fprintf(stderr,
-                   "gpubench: note: %s only change how GPU samples are taken; with "
-                   "--cpu-only they have no effect\n",
-                   unused.c_str());
+      say(unused + " only change how GPU samples are taken; with --cpu-only they have no effect");
   }
-
-  opts.devices.clear();
-  if (device_spec == "all") {
-    if (opts.cpu_only) return;
-    cuda::require_device();
-    for (int d = 0; d < cuda::device_count_or_zero(); ++d) opts.devices.push_back(d);
-    return;
-  }
-  std::size_t pos = 0;
-  while (true) {
-    const auto comma = device_spec.find(',', pos);
-    const std::string item =
-        device_spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    int d = -1;
-    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
-    if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
-      throw usage_error(
-          fmt::format("--device: '{}' is not a device index (0 to 1023) or 'all'", clip(item)));
-    opts.devices.push_back(d);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  if (opts.cpu_only) opts.devices.clear();
+  for (const auto& n : notes) std::fprintf(stderr, "gpubench: note: %s\n", n.c_str());
 }
 
 output_format output_file_format(const std::string& output_format_text,
@@ -371,13 +375,18 @@ std::vector<std::string> option_names(const CLI::App& app) {
 }
 
 /// The words of an ExtrasError's message ("... not expected: b a"), in the order they were typed:
-/// CLI11 2.1 lists them last first.
+/// CLI11 2.1 joins them with single spaces, last first (a word with a space of its own is split).
 std::vector<std::string> unexpected_words(const CLI::Error& e) {
   const std::string text = e.what();
-  const auto colon = text.rfind(": ");
+  const auto colon = text.find(": ");
   std::vector<std::string> words;
-  std::istringstream in(colon == std::string::npos ? std::string() : text.substr(colon + 2));
-  for (std::string w; in >> w;) words.push_back(w);
+  if (colon == std::string::npos) return words;
+  std::size_t pos = colon + 2;
+  while (pos <= text.size()) {
+    const auto space = std::min(text.find(' ', pos), text.size());
+    if (space > pos) words.push_back(text.substr(pos, space - pos));
+    pos = space + 1;
+  }
   std::reverse(words.begin(), words.end());
   return words;
 }
@@ -389,23 +398,25 @@ void install_suggestions(CLI::App& app) {
     // The words nobody took: an ExtrasError names them; a missing subcommand leaves them over.
     const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
     const auto words = extras ? unexpected_words(e) : top->remaining();
-    std::string msg = extras ? fmt::format("The following arguments were not expected: {}\n",
-                                           fmt::join(words, " "))
-                             : std::string(e.what()) + "\n";
-    msg += "Run with --help for more information.\n";
-    // One "Error: " for the whole message, as main gives every other error.
-    if (words.empty()) return printable_message("Error: " + msg);
+    // One line that starts with "Error: ", as main gives every other error.
+    const std::string msg =
+        extras ? fmt::format("The following argument{} not expected: {} (--help lists the "
+                             "options)",
+                             words.size() == 1 ? " was" : "s were", fmt::join(words, " "))
+               : std::string(e.what());
+    if (words.empty()) return printable_message("Error: " + msg) + "\n";
     const auto chosen = top->get_subcommands();
     const CLI::App& scope = chosen.empty() ? *top : *chosen.front();
     std::vector<std::string> subcommands;
     // Hidden commands (man, for the build's man pages) have no group and are never offered.
     for (const CLI::App* sub : top->get_subcommands({}))
       if (!sub->get_group().empty()) subcommands.push_back(sub->get_name());
-    std::string hints;
+    std::vector<std::string> hints;
     for (const auto& w : words) {
       const benchmark* b = chosen.empty() ? nullptr : find_benchmark(scope.get_name());
       if (w == "--cpu-only" && b != nullptr && !b->supports_cpu_only) {
-        hints += fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU\n", b->name);
+        hints.push_back(
+            fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU", b->name));
         continue;
       }
       const bool option = w.starts_with("-");
@@ -414,15 +425,18 @@ void install_suggestions(CLI::App& app) {
                                        : chosen.empty() ? subcommands
                                                         : std::vector<std::string>{});
       if (match) {
-        hints += fmt::format("'{}': did you mean '{}'?\n", w, *match);
+        hints.push_back(fmt::format("'{}': did you mean '{}'?", w, *match));
       } else if (!option && chosen.empty()) {
         std::string list;
         for (const auto& name : subcommands) list += (list.empty() ? "" : ", ") + name;
-        hints += fmt::format("'{}' is not a gpubench command; the commands are {}\n", w, list);
+        hints.push_back(
+            fmt::format("'{}' is not a gpubench command; the commands are {}", w, list));
       }
     }
     // The words are the user's, echoed: clipped and escaped like every other message.
-    return printable_message("Error: " + (hints.empty() ? msg : hints + msg));
+    return printable_message("Error: " +
+                             (hints.empty() ? msg : fmt::format("{}", fmt::join(hints, "; ")))) +
+           "\n";
   });
 }
 

@@ -68,14 +68,15 @@ gate_request parse_gate(const std::string& text) {
     else
       values.back() += ch;
   }
-  for (auto& v : values) {
+  for (const auto& typed : values) {
+    std::string v = typed; // any case matches; the message echoes what was typed
     for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (v == "gpu") continue;
     if (v == "host" || v == "all") g.host = true;
     if (v == "host-bound" || v == "all") g.host_bound = true;
     if (v != "host" && v != "host-bound" && v != "all")
       throw usage_error(
-          fmt::format("--gate: '{}' is not one of gpu, host, host-bound, all", clip(v)));
+          fmt::format("--gate: '{}' is not one of gpu, host, host-bound, all", clip(typed)));
   }
   return g;
 }
@@ -236,10 +237,12 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       throw usage_error(fmt::format("--min-compared: '{}' is more than 100%", args->min_compared));
     opts.allow_device_mismatch = args->allow_device_mismatch;
     opts.force = args->force;
-    for (char& c : args->clock) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")
+    std::string clock = args->clock; // any case matches; the message echoes what was typed
+    for (char& c : clock) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!clock.empty() && clock != "gpu" && clock != "host")
       throw usage_error(fmt::format("--clock: '{}' is not gpu or host", clip(args->clock)));
-    opts.clock = args->clock;
+    opts.clock = clock;
+    args->clock = clock; // set_gates reads it
     set_gates(opts, *args);
     // --junit "" (an unset variable) is refused as --output "" is; "-" is not stdout here.
     if (args->junit_option->count() > 0) {

@@ -233,7 +233,7 @@ void add_completions_command(CLI::App& app, cli_state& state) {
   sub->add_option("SHELL", shell, "bash, zsh or fish")
       ->type_name("{bash|zsh|fish}")
       ->required()
-      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}, CLI::ignore_case));
   sub->callback([&app, &state] {
     const auto root = walk_cli(app);
     if (shell == "bash") write_bash(std::cout, root);

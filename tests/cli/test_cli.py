@@ -3,6 +3,7 @@ import csv
 import io
 import json
 import os
+import re
 import unittest
 
 from gpubench_cli import FAST, has_gpu, run, tempdir, validate
@@ -30,6 +31,48 @@ class HelpAndVersion(unittest.TestCase):
 
     def test_no_subcommand_is_a_usage_error(self):
         self.assertEqual(run().returncode, 2)
+
+    SUBCOMMANDS = ["vecadd", "augment", "pipeline", "stream", "devices", "run", "compare",
+                   "report", "doctor", "completions"]
+
+    def test_help_fits_100_columns_and_types_every_option(self):
+        for sub in [[]] + [[s] for s in self.SUBCOMMANDS]:
+            with self.subTest(sub=sub):
+                r = run(*sub, "--help")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                wide = [l for l in r.stdout.splitlines() if len(l) > 100]
+                self.assertEqual(wide, [])
+                # TEXT is CLI11's fallback for a string: it says nothing of what the option takes.
+                self.assertNotRegex(r.stdout, r"(?m)^\s+(-\w,)?--[\w-]+ TEXT\b")
+                self.assertNotIn("(0x)", r.stdout)
+        compare = run("compare", "--help").stdout
+        for typed in ("--gate {gpu|host|host-bound|all}", "--clock {gpu|host}",
+                      "--format {table|md|json|csv}", "--threshold PCT", "--junit FILE"):
+            self.assertIn(typed, compare)
+        self.assertIn("--format {table|md|json|csv}", run("report", "--help").stdout)
+
+    def test_no_help_advises_an_option_its_command_refuses(self):
+        for sub in self.SUBCOMMANDS:
+            text = run(sub, "--help").stdout
+            if not re.search(r"^\s+--cpu-only\b", text, re.M):
+                with self.subTest(sub=sub):
+                    self.assertNotIn("use --cpu-only", text.lower())
+
+    def test_parser_errors_say_error_once_in_the_order_typed(self):
+        r = run("vecadd", "--n", "10M", "x", "--size", "y")
+        self.assertEqual(r.returncode, 2)
+        self.assertTrue(r.stderr.startswith("Error: "), r.stderr)
+        self.assertEqual(r.stderr.count("Error"), 1, r.stderr)
+        self.assertIn("not expected: x --size y", r.stderr)
+        r = run("xyz")
+        self.assertTrue(r.stderr.startswith("Error: 'xyz' is not a gpubench command"), r.stderr)
+        self.assertNotIn("man", r.stderr.split("the commands are")[1].split("\n")[0])
+
+    def test_commas_in_a_number_are_named(self):
+        r = run("vecadd", "--n", "1,000,000", "--dry-run")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("commas between groups of digits", r.stderr)
+        self.assertNotIn("out of range", r.stderr)
 
 
 class CpuOnly(unittest.TestCase):

@@ -84,7 +84,6 @@ public:
   nvml_return (*field_values)(nvml_device, int, nvml_field_value*) = nullptr;
   nvml_return (*total_energy)(nvml_device, unsigned long long*) = nullptr;
   nvml_return (*compute_processes)(nvml_device, unsigned*, nvml_process_info*) = nullptr;
-  nvml_return (*driver_version)(char*, unsigned) = nullptr;
 
   nvml_library(const nvml_library&) = delete;
   nvml_library& operator=(const nvml_library&) = delete;
@@ -119,7 +118,6 @@ private:
       sym(event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
     sym(field_values, "nvmlDeviceGetFieldValues");
     sym(total_energy, "nvmlDeviceGetTotalEnergyConsumption");
-    sym(driver_version, "nvmlSystemGetDriverVersion");
     if (!sym(compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3"))
       sym(compute_processes, "nvmlDeviceGetComputeRunningProcesses_v2");
     if (const nvml_return r = init(); r != nvml_success) {
@@ -222,19 +220,31 @@ std::string nvidia_driver_version() {
   std::ifstream f(env != nullptr && *env != '\0' ? env : "/proc/driver/nvidia/version");
   std::string line;
   if (f && std::getline(f, line)) {
-    static const std::regex version(R"(Kernel Module\s+(?:for \S+\s+)?([0-9]+(?:\.[0-9]+)+))");
+    static const std::regex module_version(
+        R"(Kernel Module\s+(?:for \S+\s+)?([0-9]+(?:\.[0-9]+)+))");
     std::smatch m;
-    if (std::regex_search(line, m, version)) return m[1].str();
+    if (std::regex_search(line, m, module_version)) return m[1].str();
   }
   if (env != nullptr && *env != '\0') return {};
-  static std::mutex mutex;
-  const std::lock_guard lock(mutex);
-  auto& lib = nvml_library::get();
-  char text[96] = {};
-  if (lib.error().empty() && lib.driver_version != nullptr &&
-      lib.driver_version(text, sizeof text) == nvml_success)
-    return text;
-  return {};
+  // NVML, opened and closed here (its init is reference-counted): the telemetry's library stays
+  // untouched until a measurement asks for it.
+  const char* lib_env = std::getenv("GPUBENCH_NVML_LIBRARY");
+  const std::string path = lib_env != nullptr && *lib_env != '\0' ? lib_env : "libnvidia-ml.so.1";
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return {};
+  using init_fn = nvml_return (*)();
+  using version_fn = nvml_return (*)(char*, unsigned);
+  const auto init = reinterpret_cast<init_fn>(::dlsym(handle, "nvmlInit_v2"));
+  const auto version = reinterpret_cast<version_fn>(::dlsym(handle, "nvmlSystemGetDriverVersion"));
+  const auto shutdown = reinterpret_cast<init_fn>(::dlsym(handle, "nvmlShutdown"));
+  std::string out;
+  if (init != nullptr && version != nullptr && init() == nvml_success) {
+    char text[96] = {};
+    if (version(text, sizeof text) == nvml_success) out = text;
+    if (shutdown != nullptr) shutdown();
+  }
+  // The library stays loaded, as the telemetry's does: unloading NVML is not worth its risks.
+  return out;
 }
 
 std::unique_ptr<telemetry_source> open_telemetry(const std::string& pci_bus_id) {
