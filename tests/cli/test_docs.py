@@ -11,8 +11,8 @@ Each fenced block is declared by a hidden comment on the line(s) above its fence
          exit: 77 -->
 
 MODE is how the block's commands are checked where there is no GPU:
-  cpu-only  run here; a gpubench subcommand that offers --cpu-only gets it, one that does not
-            (devices, pipeline) needs a GPU and is only listed here
+  cpu-only  run here; a gpubench subcommand that offers --cpu-only gets it; one that picks GPUs
+            (--device) without offering it (devices, pipeline) needs a GPU: only listed here
   run       run here as written
   dry-run   run here with --dry-run (parsed and planned, nothing measured)
   gpu       needs a GPU: listed here, run by `test_docs.py --gpu OUT_DIR` (scripts/gpu-check.sh)
@@ -209,8 +209,11 @@ def plan(binary, blocks):
         for c in b.commands():
             how = b.mode_of(c)
             if how == "cpu-only":
+                # A subcommand that picks GPUs (--device) but has no --cpu-only needs a GPU
+                # (devices, pipeline); compare, report, doctor and completions run anywhere.
                 subs = gpubench_calls(c)
-                if any(not offers(binary, s, "--cpu-only") for s in subs):
+                if any(offers(binary, s, "--device") and not offers(binary, s, "--cpu-only")
+                       for s in subs):
                     how = "gpu"
             rows.append((b, c, how))
     return rows
