@@ -3,12 +3,14 @@
 #include "commands.hpp"
 
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/results/plan_listing.hpp"
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -65,9 +67,24 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       if (job != nullptr && !cmd.dry_run)
         pick_rank_device(*job, cmd.opts, {cmd.opts.sync_timeout, sub->count("--device") > 0});
       param_values values;
-      for (const auto& [name, opt] : cmd.options)
-        if (opt->count() > 0) values[name] = cmd.text[name];
+      std::vector<std::string> unused; // GPU-only parameters under --cpu-only: said, not dropped
+      for (const auto& [name, opt] : cmd.options) {
+        if (opt->count() == 0) continue;
+        values[name] = cmd.text[name];
+        if (cmd.opts.cpu_only && spec_of(cmd.bench->params, name).gpu_only)
+          unused.push_back("--" + name);
+      }
       const auto points = plan_points(*cmd.bench, values, cmd.opts);
+      // Said once the plan is valid, so that an error stays the only line.
+      if (!unused.empty() && cmd.opts.verbosity > 0)
+        std::fprintf(stderr, "gpubench: note: %s\n",
+                     (unused.size() == 1
+                          ? unused.front() + " only shapes the GPU's work; with --cpu-only it has "
+                                             "no effect"
+                          : fmt::format("{} only shape the GPU's work; with --cpu-only they have "
+                                        "no effect",
+                                        fmt::join(unused, ", ")))
+                         .c_str());
       if (cmd.dry_run) {
         write_plan(std::cout, cmd.bench->name, points, cmd.opts.format);
         state.exit_code = exit_code::success;

@@ -11,12 +11,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 namespace gpubench::app {
@@ -24,8 +26,9 @@ namespace gpubench::app {
 const char* const exit_codes_help =
     "Exit codes: 0 success; 1 verification failed (or compare found a significant regression);\n"
     "2 usage or input error; 3 CUDA error during the run (including out of device memory);\n"
-    "77 no usable CUDA device (use --cpu-only); 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP\n"
-    "(results so far are written).";
+    "77 no usable CUDA device (vecadd, augment, stream and run offer --cpu-only);\n"
+    "130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP"
+    " (results so far are written).";
 
 namespace {
 
@@ -95,6 +98,13 @@ struct raw_text {
   CLI::Option* output_option = nullptr;
   std::string l2_flush; ///< --l2-flush, read in finish_common_options
   CLI::Option* l2_flush_option = nullptr;
+  // Options whose presence matters: a value given for nothing is noted, not silently dropped.
+  CLI::Option* device_option = nullptr;
+  CLI::Option* output_format_option = nullptr;
+  CLI::Option* min_samples_option = nullptr;
+  CLI::Option* max_samples_option = nullptr;
+  CLI::Option* energy_window_option = nullptr;
+  CLI::Option* energy_windows_option = nullptr;
 };
 std::vector<std::unique_ptr<raw_text>>& raw_store() {
   static std::vector<std::unique_ptr<raw_text>> store;
@@ -115,7 +125,7 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
   const auto typed = [&cmd](const char* name, auto& target, const char* help, const char* type) {
     return cmd.add_option(name, target, help)->type_name(type)->capture_default_str();
   };
-  typed("--device", device_spec, "GPU index, list (0,1) or all", "N|LIST|all");
+  raw.device_option = typed("--device", device_spec, "GPU index, list (0,1) or all", "N|LIST|all");
   raw.format_option = typed("--format", raw.format, "stdout format", "{table|json|csv|md}");
   raw.output_option =
       cmd.add_option(
@@ -123,21 +133,22 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
              "also write the result to FILE (atomic; format from --output-format, else FILE's "
              "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)")
           ->type_name("FILE");
-  cmd.add_option("--output-format", raw.output_format,
-                 "format of the --output file (default: from FILE's extension, else --format if "
-                 "given, else json)")
-      ->type_name("{json|table|csv|md}")
-      ->check(non_empty_text);
+  raw.output_format_option =
+      cmd.add_option("--output-format", raw.output_format,
+                     "format of the --output file (default: from FILE's extension, else --format "
+                     "if given, else json)")
+          ->type_name("{json|table|csv|md}")
+          ->check(non_empty_text);
   if (offered.measurement) {
     typed("--warmup", opts.measure.warmup, "discarded samples before sampling (0 to 1000000)",
           "INT")
         ->transform(integer_text);
-    typed("--min-samples", opts.measure.min_samples, "at least this many samples (1 to 10000000)",
-          "INT")
-        ->transform(integer_text);
-    typed("--max-samples", opts.measure.max_samples,
-          "at most this many samples (--min-samples to 10000000)", "INT")
-        ->transform(integer_text);
+    raw.min_samples_option = typed("--min-samples", opts.measure.min_samples,
+                                   "at least this many samples (1 to 10000000)", "INT")
+                                 ->transform(integer_text);
+    raw.max_samples_option = typed("--max-samples", opts.measure.max_samples,
+                                   "at most this many samples (--min-samples to 10000000)", "INT")
+                                 ->transform(integer_text);
     typed("--min-time", opts.measure.min_time,
           "seconds of sampled time before stopping (0 to 86400)", "SECONDS")
         ->transform(number_text);
@@ -160,6 +171,7 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
                    "also time back-to-back launches, about S seconds a sample, as rows '<name> "
                    "(batch)' (0: off)")
         ->transform(number_text)
+        ->type_name("SECONDS")
         ->capture_default_str();
     cmd.add_flag("--timestamps", opts.measure.timestamps,
                  "also time each sample by the GPU's own kernel timestamps (CUPTI), as rows "
@@ -167,13 +179,15 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     cmd.add_flag(
         "--energy", opts.energy,
         "energy per operation from the NVML energy counter (adds about 6 s per measured row)");
-    typed("--energy-window", opts.measure.energy_window,
-          "with --energy: each window lasts at least S seconds and 10 counter steps (1 to 60)",
-          "SECONDS")
-        ->transform(number_text);
-    typed("--energy-windows", opts.measure.energy_windows,
-          "with --energy: windows measured, each from a random phase (5 to 100)", "INT")
-        ->transform(integer_text);
+    raw.energy_window_option =
+        typed("--energy-window", opts.measure.energy_window,
+              "with --energy: each window lasts at least S seconds and 10 counter steps (1 to 60)",
+              "SECONDS")
+            ->transform(number_text);
+    raw.energy_windows_option =
+        typed("--energy-windows", opts.measure.energy_windows,
+              "with --energy: windows measured, each from a random phase (5 to 100)", "INT")
+            ->transform(integer_text);
     // -- end issue 14 --
     // Multi-GPU (issue 16, docs/multi-gpu.md)
     cmd.add_flag("--concurrent", opts.concurrent,
@@ -181,6 +195,7 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     cmd.add_option("--sync-timeout", opts.sync_timeout,
                    "seconds a GPU thread or MPI rank waits for the others before giving up")
         ->transform(number_text)
+        ->type_name("SECONDS")
         ->capture_default_str();
   }
   if (offered.inputs) {
@@ -225,6 +240,19 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   if (opts.cpu_threads < 0 || opts.cpu_threads > 4096)
     throw usage_error(
         fmt::format("--cpu-threads: {} is out of range (0 to 4096)", opts.cpu_threads));
+  const auto given_on_line = [](const CLI::Option* o) { return o != nullptr && o->count() > 0; };
+  std::vector<std::string> notes; // printed last, once every option is known to be valid
+  const auto say = [&opts, &notes](const std::string& text) {
+    if (opts.verbosity > 0) notes.push_back(text);
+  };
+  // --max-samples 5 alone asks for at most 5 samples: the default --min-samples follows it down.
+  if (given_on_line(raw.max_samples_option) && !given_on_line(raw.min_samples_option) &&
+      opts.measure.min_samples == measure_options{}.min_samples && opts.measure.max_samples >= 1 &&
+      opts.measure.max_samples < opts.measure.min_samples) {
+    say(fmt::format("--max-samples {} lowers --min-samples from its default {} to {}",
+                    opts.measure.max_samples, opts.measure.min_samples, opts.measure.max_samples));
+    opts.measure.min_samples = opts.measure.max_samples;
+  }
   validate(opts.measure);
   if (!opts.output_path.empty()) check_output_path(opts.output_path);
   // Multi-GPU (issue 16)
@@ -233,7 +261,43 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
                                   opts.sync_timeout));
   if (opts.concurrent && opts.cpu_only)
     throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
-  if (opts.cpu_only && opts.verbosity > 0) {
+
+  opts.devices.clear();
+  if (device_spec == "all") {
+    if (!opts.cpu_only) {
+      cuda::require_device();
+      for (int d = 0; d < cuda::device_count_or_zero(); ++d) opts.devices.push_back(d);
+    }
+  } else {
+    std::size_t pos = 0;
+    while (true) {
+      const auto comma = device_spec.find(',', pos);
+      const std::string item =
+          device_spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      int d = -1;
+      const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+      if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
+        throw usage_error(
+            fmt::format("--device: '{}' is not a device index (0 to 1023) or 'all'", clip(item)));
+      opts.devices.push_back(d);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    if (opts.cpu_only) opts.devices.clear();
+  }
+
+  // Options that change nothing in this context: noted on stderr once everything is valid (an
+  // error stays one line), and the run goes on.
+  if (given_on_line(raw.output_format_option) && !given_on_line(raw.output_option))
+    say("--output-format only sets the format of the --output file; without --output it has no "
+        "effect");
+  if ((given_on_line(raw.energy_window_option) || given_on_line(raw.energy_windows_option)) &&
+      !opts.energy)
+    say("--energy-window and --energy-windows shape --energy's measurement; without --energy they "
+        "have no effect");
+  if (opts.cpu_only && given_on_line(raw.device_option))
+    say("--device picks GPUs; with --cpu-only no GPU is used and it has no effect");
+  if (opts.cpu_only) {
     // Options that only change how GPU samples are taken: said once, not silently dropped.
     std::string unused;
     const auto note = [&unused](bool given, const char* name) {
@@ -244,34 +308,9 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
     note(opts.measure.timestamps, "--timestamps");
     note(opts.measure.batch_time > 0, "--batch-time");
     if (!unused.empty())
-      std::fprintf(stderr,
-                   "gpubench: note: %s only change how GPU samples are taken; with "
-                   "--cpu-only they have no effect\n",
-                   unused.c_str());
+      say(unused + " only change how GPU samples are taken; with --cpu-only they have no effect");
   }
-
-  opts.devices.clear();
-  if (device_spec == "all") {
-    if (opts.cpu_only) return;
-    cuda::require_device();
-    for (int d = 0; d < cuda::device_count_or_zero(); ++d) opts.devices.push_back(d);
-    return;
-  }
-  std::size_t pos = 0;
-  while (true) {
-    const auto comma = device_spec.find(',', pos);
-    const std::string item =
-        device_spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    int d = -1;
-    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
-    if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
-      throw usage_error(
-          fmt::format("--device: '{}' is not a device index (0 to 1023) or 'all'", clip(item)));
-    opts.devices.push_back(d);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  if (opts.cpu_only) opts.devices.clear();
+  for (const auto& n : notes) std::fprintf(stderr, "gpubench: note: %s\n", n.c_str());
 }
 
 output_format output_file_format(const std::string& output_format_text,
@@ -297,14 +336,19 @@ output_format output_file_format(const std::string& output_format_text,
 
 void add_output_options(CLI::App& cmd, output_choice& choice, const char* format_help,
                         const char* what) {
-  choice.format_option = cmd.add_option("--format", choice.format, format_help);
-  choice.output_option = cmd.add_option(
-      "--output", choice.output_path,
-      fmt::format("Also write {} to FILE (format: --output-format, else the extension .json .csv "
-                  ".md .txt, else --format, else JSON; - for stdout)",
-                  what));
+  choice.format_option =
+      cmd.add_option("--format", choice.format, format_help)->type_name("{table|md|json|csv}");
+  choice.output_option =
+      cmd.add_option(
+             "--output", choice.output_path,
+             fmt::format(
+                 "Also write {} to FILE (format: --output-format, else the extension .json .csv "
+                 ".md .txt, else --format, else JSON; - for stdout)",
+                 what))
+          ->type_name("FILE");
   cmd.add_option("--output-format", choice.output_format,
                  "Format of the --output file: json, table, csv, md")
+      ->type_name("{json|table|csv|md}")
       ->check(non_empty_text);
 }
 
@@ -330,13 +374,20 @@ std::vector<std::string> option_names(const CLI::App& app) {
   return out;
 }
 
-/// The words of an ExtrasError's message ("... not expected: a b").
+/// The words of an ExtrasError's message ("... not expected: b a"), in the order they were typed:
+/// CLI11 2.1 joins them with single spaces, last first (a word with a space of its own is split).
 std::vector<std::string> unexpected_words(const CLI::Error& e) {
   const std::string text = e.what();
-  const auto colon = text.rfind(": ");
+  const auto colon = text.find(": ");
   std::vector<std::string> words;
-  std::istringstream in(colon == std::string::npos ? std::string() : text.substr(colon + 2));
-  for (std::string w; in >> w;) words.push_back(w);
+  if (colon == std::string::npos) return words;
+  std::size_t pos = colon + 2;
+  while (pos <= text.size()) {
+    const auto space = std::min(text.find(' ', pos), text.size());
+    if (space > pos) words.push_back(text.substr(pos, space - pos));
+    pos = space + 1;
+  }
+  std::reverse(words.begin(), words.end());
   return words;
 }
 
@@ -344,20 +395,28 @@ std::vector<std::string> unexpected_words(const CLI::Error& e) {
 
 void install_suggestions(CLI::App& app) {
   app.failure_message([](const CLI::App* top, const CLI::Error& e) {
-    std::string msg = CLI::FailureMessage::simple(top, e);
     // The words nobody took: an ExtrasError names them; a missing subcommand leaves them over.
     const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
     const auto words = extras ? unexpected_words(e) : top->remaining();
-    if (words.empty()) return printable_message(msg);
+    // One line that starts with "Error: ", as main gives every other error.
+    const std::string msg =
+        extras ? fmt::format("The following argument{} not expected: {} (--help lists the "
+                             "options)",
+                             words.size() == 1 ? " was" : "s were", fmt::join(words, " "))
+               : std::string(e.what());
+    if (words.empty()) return printable_message("Error: " + msg) + "\n";
     const auto chosen = top->get_subcommands();
     const CLI::App& scope = chosen.empty() ? *top : *chosen.front();
     std::vector<std::string> subcommands;
-    for (const CLI::App* sub : top->get_subcommands({})) subcommands.push_back(sub->get_name());
-    std::string hints;
+    // Hidden commands (man, for the build's man pages) have no group and are never offered.
+    for (const CLI::App* sub : top->get_subcommands({}))
+      if (!sub->get_group().empty()) subcommands.push_back(sub->get_name());
+    std::vector<std::string> hints;
     for (const auto& w : words) {
       const benchmark* b = chosen.empty() ? nullptr : find_benchmark(scope.get_name());
       if (w == "--cpu-only" && b != nullptr && !b->supports_cpu_only) {
-        hints += fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU\n", b->name);
+        hints.push_back(
+            fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU", b->name));
         continue;
       }
       const bool option = w.starts_with("-");
@@ -366,17 +425,90 @@ void install_suggestions(CLI::App& app) {
                                        : chosen.empty() ? subcommands
                                                         : std::vector<std::string>{});
       if (match) {
-        hints += fmt::format("'{}': did you mean '{}'?\n", w, *match);
+        hints.push_back(fmt::format("'{}': did you mean '{}'?", w, *match));
       } else if (!option && chosen.empty()) {
         std::string list;
         for (const auto& name : subcommands) list += (list.empty() ? "" : ", ") + name;
-        hints += fmt::format("'{}' is not a gpubench command; the commands are {}\n", w, list);
+        hints.push_back(
+            fmt::format("'{}' is not a gpubench command; the commands are {}", w, list));
       }
     }
     // The words are the user's, echoed: clipped and escaped like every other message.
-    return printable_message(hints.empty() ? msg : hints + msg);
+    return printable_message("Error: " +
+                             (hints.empty() ? msg : fmt::format("{}", fmt::join(hints, "; ")))) +
+           "\n";
   });
 }
+
+namespace {
+
+constexpr std::size_t help_width = 100;
+
+/// `text` with every line longer than `width` wrapped at spaces (a word is never cut); its
+/// continuation lines take the line's own indent plus `hang`. Shorter lines are kept as they are
+/// (aligned columns in footers stay aligned).
+std::string wrap_help(const std::string& text, std::size_t width, std::size_t hang) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    if (line.size() <= width) {
+      out += line;
+    } else {
+      const auto lead = std::min(line.find_first_not_of(' '), line.size());
+      const std::string indent(lead + hang, ' ');
+      std::string current(lead, ' ');
+      bool empty = true;
+      std::istringstream words(line.substr(lead));
+      for (std::string w; words >> w;) {
+        if (!empty && current.size() + 1 + w.size() > width) {
+          out += current + '\n';
+          current = indent;
+          empty = true;
+        }
+        current += (empty ? "" : " ") + w;
+        empty = false;
+      }
+      out += current;
+    }
+    if (end == text.size()) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+class wrapping_formatter final : public CLI::Formatter {
+public:
+  std::string make_option_desc(const CLI::Option* o) const override {
+    return wrap_help(CLI::Formatter::make_option_desc(o), help_width - get_column_width(), 0);
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             wrap_help(sub->get_description(), help_width - get_column_width(), 0),
+                             get_column_width());
+    return out.str();
+  }
+  std::string make_description(const CLI::App* app) const override {
+    return wrap_help(CLI::Formatter::make_description(app), help_width, 0);
+  }
+  std::string make_footer(const CLI::App* app) const override {
+    return wrap_help(CLI::Formatter::make_footer(app), help_width, 2);
+  }
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    // CLI11 2.1 writes a positional that takes 0 to N values as "files(0x)": say "files...".
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    for (auto at = usage.find("(0x)"); at != std::string::npos; at = usage.find("(0x)"))
+      usage.replace(at, 4, "...");
+    return wrap_help(usage, help_width, 4);
+  }
+};
+
+} // namespace
+
+void install_help_format(CLI::App& app) { app.formatter(std::make_shared<wrapping_formatter>()); }
 
 int emit_report(const run_report& report, const common_options& opts) {
   // Points that did not run are in the report, but a person watching stderr should hear of them.

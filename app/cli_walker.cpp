@@ -1,27 +1,29 @@
-// The walk, plus what CLI11 cannot say about an option: the word list of options whose values
-// the benchmark drivers check themselves (parse_word_list), and which values are file names.
+// The walk, plus what CLI11 cannot say about an option: the words it accepts, read from the type
+// each subcommand declares for it ("{f32|f64}[,...]|all", from the benchmark's own parameter
+// table), and which values are file names.
 #include "cli_walker.hpp"
-
-#include <map>
 
 namespace gpubench::app {
 
 namespace {
 
-// Keep in step with the drivers' parse_word_list/word_option calls (lib/src/*_bench.cpp) and the
-// subcommands' --format parsers; tests/cli/test_completions.py checks each word is accepted.
-const std::map<std::string, std::vector<std::string>>& option_words() {
-  static const std::map<std::string, std::vector<std::string>> words{
-      {"--dtype", {"f32", "f64", "f16", "bf16", "all"}},
-      {"--kernel", {"seed", "vectorized", "all"}},
-      {"--memory", {"pinned", "pageable", "both"}},
-      {"--interp", {"nearest", "bilinear"}},
-      {"--out-dtype", {"f32", "f16", "bf16"}},
-      {"--impl", {"staged", "fused", "all"}},
-      {"--scenario", {"augment-train", "encoder-decoder", "all"}},
-      {"--mode", {"serial", "streams", "graph", "cpu-augment", "all"}},
-      {"--format", {"table", "json", "csv", "md"}},
-  };
+/// The fixed set of values a type name declares: "{f32|f64}[,...]|all" gives f32, f64, all;
+/// "{vectors|device}|COUNT" gives vectors, device; "INT" or "FILE" gives none.
+std::vector<std::string> declared_words(const std::string& type) {
+  std::vector<std::string> words;
+  const auto open = type.find('{');
+  const auto close = type.find('}', open);
+  if (open == std::string::npos || close == std::string::npos) return words;
+  std::string word;
+  for (std::size_t i = open + 1; i <= close; ++i) {
+    if (type[i] == '|' || i == close) {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+    } else {
+      word += type[i];
+    }
+  }
+  if (type.find("|all", close) != std::string::npos) words.emplace_back("all");
   return words;
 }
 
@@ -40,10 +42,10 @@ cli_option walk_option(const CLI::Option& opt) {
   o.help = opt.get_description();
   o.default_value = opt.get_default_str();
   o.takes_value = opt.get_expected_max() != 0 && opt.get_type_size_max() > 0; // flags expect 0
-  for (const auto& n : o.names) {
-    if (const auto it = option_words().find(n); it != option_words().end()) o.words = it->second;
+  o.words = declared_words(opt.get_type_name());
+  if (!o.words.empty()) o.file = false; // a positional of fixed words (completions SHELL)
+  for (const auto& n : o.names)
     if (is_file_option(n)) o.file = true;
-  }
   return o;
 }
 

@@ -75,6 +75,9 @@ void add_completions_command(CLI::App& app, cli_state& state);
 
 /// Makes a mistyped subcommand or option answer with "did you mean ...?".
 void install_suggestions(CLI::App& app);
+/// --help wrapped to 100 columns; set on the top-level app before its subcommands are added
+/// (they inherit it).
+void install_help_format(CLI::App& app);
 
 /// The exit-code table shown at the end of every --help.
 extern const char* const exit_codes_help;

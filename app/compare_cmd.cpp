@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <initializer_list>
 #include <memory>
 #include <sstream>
@@ -67,13 +68,15 @@ gate_request parse_gate(const std::string& text) {
     else
       values.back() += ch;
   }
-  for (const auto& v : values) {
+  for (const auto& typed : values) {
+    std::string v = typed; // any case matches; the message echoes what was typed
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (v == "gpu") continue;
     if (v == "host" || v == "all") g.host = true;
     if (v == "host-bound" || v == "all") g.host_bound = true;
     if (v != "host" && v != "host-bound" && v != "all")
       throw usage_error(
-          fmt::format("--gate: '{}' is not one of gpu, host, host-bound, all", clip(v)));
+          fmt::format("--gate: '{}' is not one of gpu, host, host-bound, all", clip(typed)));
   }
   return g;
 }
@@ -155,8 +158,10 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       ->expected(0, 2);
   // allow_extra_args: "--base a.json b.json c.json" takes every file up to the next option.
   cmd->add_option("--base", args->base_paths, "Baseline runs: one or more result files")
+      ->type_name("FILE")
       ->allow_extra_args();
   cmd->add_option("--new", args->new_paths, "Candidate runs: one or more result files")
+      ->type_name("FILE")
       ->allow_extra_args();
   // The options in percent ("5%" or 0.05), read by parse_percentage() in the callback.
   const std::initializer_list<std::tuple<const char*, std::string*, const char*>> percentages{
@@ -173,9 +178,11 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       {"--min-compared", &args->min_compared,
        "Share of BASE's measurements that must be compared, else exit 2 (default 90%)"},
   };
-  for (const auto& [name, text, help] : percentages) cmd->add_option(name, *text, help);
+  for (const auto& [name, text, help] : percentages)
+    cmd->add_option(name, *text, help)->type_name("PCT");
   cmd->add_option("--alpha", args->alpha,
-                  "Error of the two-sided interval (default 0.10: 90% intervals, 5% per verdict)");
+                  "Error of the two-sided interval (default 0.10: 90% intervals, 5% per verdict)")
+      ->type_name("FLOAT");
   cmd->add_flag("--allow-device-mismatch", args->allow_device_mismatch,
                 "Compare results measured on different GPU models");
   cmd->add_flag(
@@ -184,6 +191,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       "multi-GPU jobs of different shapes (rank count, nodes, GPUs)");
   cmd->add_option("--gate", args->gate,
                   "Also gate host, host-bound or all rows (default gpu: GPU-clock rows only)")
+      ->type_name("{gpu|host|host-bound|all}")
       ->check(non_empty_text)
       // A string, not a list, so that "--gate host BASE NEW" leaves the files positional; a
       // repeated --gate is joined to the comma-separated form.
@@ -191,11 +199,13 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       ->multi_option_policy(CLI::MultiOptionPolicy::Join);
   cmd->add_option("--clock", args->clock,
                   "Judge only measurements on this clock: gpu or host (default: both)")
+      ->type_name("{gpu|host}")
       ->check(non_empty_text);
   add_output_options(*cmd, args->output, "Output: table (default), md, json or csv",
                      "the comparison");
-  args->junit_option = cmd->add_option("--junit", args->junit_path,
-                                       "Also write the comparison as JUnit XML to FILE");
+  args->junit_option =
+      cmd->add_option("--junit", args->junit_path, "Also write the comparison as JUnit XML to FILE")
+          ->type_name("FILE");
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
   cmd->callback([args, &state] {
@@ -227,9 +237,12 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       throw usage_error(fmt::format("--min-compared: '{}' is more than 100%", args->min_compared));
     opts.allow_device_mismatch = args->allow_device_mismatch;
     opts.force = args->force;
-    if (!args->clock.empty() && args->clock != "gpu" && args->clock != "host")
+    std::string clock = args->clock; // any case matches; the message echoes what was typed
+    for (char& c : clock) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!clock.empty() && clock != "gpu" && clock != "host")
       throw usage_error(fmt::format("--clock: '{}' is not gpu or host", clip(args->clock)));
-    opts.clock = args->clock;
+    opts.clock = clock;
+    args->clock = clock; // set_gates reads it
     set_gates(opts, *args);
     // --junit "" (an unset variable) is refused as --output "" is; "-" is not stdout here.
     if (args->junit_option->count() > 0) {

@@ -56,9 +56,11 @@ void write_bash(std::ostream& os, const cli_command& root) {
   for (const auto& s : root.subcommands) {
     os << "    " << s.name << ")\n      case \"$prev\" in\n";
     bool has_positional_file = false;
+    std::vector<std::string> positional_words;
     for (const auto& o : s.options) {
       if (!o.positional.empty()) {
         has_positional_file = has_positional_file || o.file;
+        positional_words.insert(positional_words.end(), o.words.begin(), o.words.end());
         continue;
       }
       if (!o.takes_value) continue;
@@ -75,7 +77,10 @@ void write_bash(std::ostream& os, const cli_command& root) {
     os << "      esac\n";
     os << "      if [[ \"$cur\" == -* ]]; then\n        COMPREPLY=($(compgen -W \""
        << join(all_names(s), " ") << "\" -- \"$cur\"))\n";
-    if (has_positional_file)
+    if (!positional_words.empty())
+      os << "      else\n        COMPREPLY=($(compgen -W \"" << join(positional_words, " ")
+         << "\" -- \"$cur\"))\n";
+    else if (has_positional_file)
       os << "      else\n        compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "
             "\"$cur\"))\n";
     os << "      fi\n      return ;;\n";
@@ -97,7 +102,10 @@ void write_zsh(std::ostream& os, const cli_command& root) {
     os << "        " << s.name << ")\n          _arguments";
     for (const auto& o : s.options) {
       if (!o.positional.empty()) {
-        os << " \\\n            '*:" << o.positional << ":_files'";
+        if (o.words.empty())
+          os << " \\\n            '*:" << o.positional << ":_files'";
+        else
+          os << " \\\n            '1:" << o.positional << ":(" << join(o.words, " ") << ")'";
         continue;
       }
       for (const auto& n : o.names) {
@@ -128,7 +136,10 @@ void write_fish(std::ostream& os, const cli_command& root) {
     const std::string cond = "-n '__fish_seen_subcommand_from " + s.name + "'";
     for (const auto& o : s.options) {
       if (!o.positional.empty()) {
-        os << "complete -c gpubench " << cond << " -F\n";
+        if (o.words.empty())
+          os << "complete -c gpubench " << cond << " -F\n";
+        else
+          os << "complete -c gpubench " << cond << " -a '" << join(o.words, " ") << "'\n";
         continue;
       }
       os << "complete -c gpubench " << cond;
@@ -220,8 +231,9 @@ void add_completions_command(CLI::App& app, cli_state& state) {
               "  gpubench completions fish > ~/.config/fish/completions/gpubench.fish\n"
               "  gpubench completions zsh > \"${fpath[1]}/_gpubench\"");
   sub->add_option("SHELL", shell, "bash, zsh or fish")
+      ->type_name("{bash|zsh|fish}")
       ->required()
-      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}, CLI::ignore_case));
   sub->callback([&app, &state] {
     const auto root = walk_cli(app);
     if (shell == "bash") write_bash(std::cout, root);

@@ -322,12 +322,16 @@ void add_doctor_command(CLI::App& app, cli_state& state) {
       "doctor", "which CUDA gpubench found, where its libraries come from, what to fix");
   sub->footer(std::string("Exit codes: 0 everything needed is there; 77 no GPU is usable or "
                           "cuBLAS is missing (the verdict names the cause and the fix).\n"));
-  sub->add_option("--format", format, "stdout format: table or json")->capture_default_str();
+  sub->add_option("--format", format, "stdout format: table or json")
+      ->type_name("{table|json}")
+      ->capture_default_str();
   sub->callback([&state] {
-    if (format != "table" && format != "json")
+    std::string chosen = format; // any case matches; the message echoes what was typed
+    for (char& c : chosen) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (chosen != "table" && chosen != "json")
       throw usage_error(fmt::format("--format: '{}' is not one of table, json", clip(format)));
     const findings f = examine();
-    if (format == "json")
+    if (chosen == "json")
       std::cout << to_json(f).dump(2) << "\n";
     else
       write_table(std::cout, f);

@@ -61,6 +61,7 @@ int dispatch(int argc, char** argv) {
     cli.require_subcommand(1);
     cli.footer(std::string(table_legend_help) + app::exit_codes_help);
     app::install_suggestions(cli);
+    app::install_help_format(cli);
     app::add_benchmark_commands(cli, state);
     app::add_devices_command(cli, state);
     app::add_run_command(cli, state);

@@ -33,6 +33,7 @@ void add_report_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<report_args>();
   CLI::App* cmd = app.add_subcommand("report", "Re-render saved results as table, md, csv or json");
   cmd->add_option("FILE", args->paths, "Result files (JSON from --output); several are merged")
+      ->type_name("FILE")
       ->required();
   add_output_options(*cmd, args->output, "Output: table (default), md, csv or json",
                      "the (merged) result");

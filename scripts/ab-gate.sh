@@ -10,8 +10,9 @@
 #   77 no usable GPU; 130 interrupted.
 # Environment: ROUNDS (default 5: 5 runs a side, the fewest for a 90% interval that is not just
 # the extremes), THRESHOLD (default 5%: GPU rows), CLOCK (default all: both clocks judged; gpu
-# or host judges one), GATE (default unset: compare's default, GPU rows that are not host-bound;
-# host, host-bound or all gates those rows too), HOST_THRESHOLD and HOST_BOUND_THRESHOLD (their
+# or host judges one), GATE (default unset: compare's default, GPU rows that are not host-bound,
+# or host-clock rows when the runs have no GPU-clock row, as a CPU-only config; host,
+# host-bound or all gates those rows too), HOST_THRESHOLD and HOST_BOUND_THRESHOLD (their
 # thresholds; setting one gates its rows), COMPARE_WITH (binary that runs compare; default
 # BINARY_B).
 set -uo pipefail
@@ -70,7 +71,20 @@ done
 # compare's defaults gate GPU-clock rows that are not host-bound; host-clock and host-bound rows
 # are shown, marked not gated, unless GATE asks for them (docs/compare.md).
 gate_args=()
-[[ ${CLOCK:-all} != all ]] && gate_args+=(--clock "$CLOCK")
+# The clock the files support: runs without a GPU-clock row (a CPU-only run file, or --cpu-only in
+# the config) have nothing the default gate judges, so their host-clock rows are gated instead.
+clock=${CLOCK:-all}
+if [[ -z ${GATE:-} && $clock != host ]] && ! grep -q '"clock": *"gpu"' "$out_dir"/a-*.json; then
+  if [[ $clock == gpu ]]; then
+    echo "ab-gate: CLOCK=gpu, but the runs of A hold no GPU-clock measurement (CPU references" \
+      "only); use CLOCK=host or CLOCK=all" >&2
+    exit 2
+  fi
+  echo "ab-gate: the runs hold host-clock measurements only (CPU references): gating those" \
+    "(--gate host, threshold ${HOST_THRESHOLD:-25%})" >&2
+  gate_args+=(--gate host)
+fi
+[[ $clock != all ]] && gate_args+=(--clock "$clock")
 [[ -n ${GATE:-} ]] && gate_args+=(--gate "$GATE")
 [[ -n ${HOST_THRESHOLD:-} ]] && gate_args+=(--host-threshold "$HOST_THRESHOLD")
 [[ -n ${HOST_BOUND_THRESHOLD:-} ]] && gate_args+=(--host-bound-threshold "$HOST_BOUND_THRESHOLD")

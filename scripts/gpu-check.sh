@@ -9,6 +9,7 @@
 #                      built elsewhere (as the device tool carries them); runs the GPU test
 #                      executable, then the benchmarks. For a GPU machine lent for minutes.
 #   GPUBENCH_ANCHORS=1 scripts/gpu-check.sh ...   also scripts/gpu-anchors.sh into OUT_DIR/anchors
+#   DOCS_AS_WRITTEN=1 scripts/gpu-check.sh ...     the documented commands with their own sampling
 #
 # Dependencies not installed on the machine may sit in .deps/ (Catch2 2.x and stb, unpacked from
 # Debian's packages with dpkg -x); the script points CMake at them.
@@ -85,6 +86,15 @@ run seed-reproduction run "$root/configs/seed-reproduction.json"
 if [[ ${GPUBENCH_ANCHORS:-0} == 1 ]]; then
   "$root/scripts/gpu-anchors.sh" --gpubench "$bin" "$out/anchors" 2>&1 | tee -a "$out/bench.txt"
 fi
+# Every command of README.md and docs/*.md that runs on one GPU, as written (sampling shortened
+# unless DOCS_AS_WRITTEN=1): the CPU machine's ctest runs only those that need no GPU.
+# OUT_DIR/docs/docs-commands.txt lists each command, how it was checked, its exit and time.
+docs_args=(--gpu "$out/docs")
+[[ ${DOCS_AS_WRITTEN:-0} == 1 ]] || docs_args+=(--fast)
+echo "== documented commands (tests/cli/test_docs.py ${docs_args[*]})" | tee -a "$out/bench.txt"
+GPUBENCH=$bin python3 "$root/tests/cli/test_docs.py" "${docs_args[@]}" 2>&1 |
+  tee "$out/docs-commands.log" | tail -5 | tee -a "$out/bench.txt"
+(( PIPESTATUS[0] == 0 )) || test_rc=1
 # More commands for this call only: GPUBENCH_EXTRA="$bin augment ... ; ..."
 export bin out
 if [[ -n "${GPUBENCH_EXTRA:-}" ]]; then bash -c "$GPUBENCH_EXTRA" 2>&1 | tee -a "$out/bench.txt"; fi

@@ -231,6 +231,18 @@ class SaveSamples(AugmentCase):
         _, _, channels, _ = decode_png(os.path.join(out, names[0]))
         self.assertEqual(channels, 1)
 
+    def test_a_trailing_slash_names_the_folder(self):
+        # "out/" and "out//" are the folder out of the current directory, created there.
+        for name in ("out/", "deeper//"):
+            proc = subprocess.run([GPUBENCH, "augment", "--cpu-only", "-q", *QUICK, "--batch", "2",
+                                   *SMALL, "--save-samples", name], cwd=self.tmp.name,
+                                  capture_output=True, text=True, timeout=120)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertEqual(sorted(os.listdir(self.path(name.rstrip("/")))),
+                             ["sample_0.png", "sample_1.png"])
+        self.run_json("--batch", "1", *SMALL, "--save-samples", self.path("abs") + "/")
+        self.assertEqual(os.listdir(self.path("abs")), ["sample_0.png"])
+
     def test_missing_parent_is_a_usage_error(self):
         self.assert_usage_error(["--cpu-only", "--save-samples", self.path("no", "such", "dir")],
                                 "--save-samples")

@@ -3,6 +3,7 @@ import csv
 import io
 import json
 import os
+import re
 import unittest
 
 from gpubench_cli import FAST, has_gpu, run, tempdir, validate
@@ -30,6 +31,48 @@ class HelpAndVersion(unittest.TestCase):
 
     def test_no_subcommand_is_a_usage_error(self):
         self.assertEqual(run().returncode, 2)
+
+    SUBCOMMANDS = ["vecadd", "augment", "pipeline", "stream", "devices", "run", "compare",
+                   "report", "doctor", "completions"]
+
+    def test_help_fits_100_columns_and_types_every_option(self):
+        for sub in [[]] + [[s] for s in self.SUBCOMMANDS]:
+            with self.subTest(sub=sub):
+                r = run(*sub, "--help")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                wide = [l for l in r.stdout.splitlines() if len(l) > 100]
+                self.assertEqual(wide, [])
+                # TEXT is CLI11's fallback for a string: it says nothing of what the option takes.
+                self.assertNotRegex(r.stdout, r"(?m)^\s+(-\w,)?--[\w-]+ TEXT\b")
+                self.assertNotIn("(0x)", r.stdout)
+        compare = run("compare", "--help").stdout
+        for typed in ("--gate {gpu|host|host-bound|all}", "--clock {gpu|host}",
+                      "--format {table|md|json|csv}", "--threshold PCT", "--junit FILE"):
+            self.assertIn(typed, compare)
+        self.assertIn("--format {table|md|json|csv}", run("report", "--help").stdout)
+
+    def test_no_help_advises_an_option_its_command_refuses(self):
+        for sub in self.SUBCOMMANDS:
+            text = run(sub, "--help").stdout
+            if not re.search(r"^\s+--cpu-only\b", text, re.M):
+                with self.subTest(sub=sub):
+                    self.assertNotIn("use --cpu-only", text.lower())
+
+    def test_parser_errors_say_error_once_in_the_order_typed(self):
+        r = run("vecadd", "--n", "10M", "x", "--size", "y")
+        self.assertEqual(r.returncode, 2)
+        self.assertTrue(r.stderr.startswith("Error: "), r.stderr)
+        self.assertEqual(r.stderr.count("Error"), 1, r.stderr)
+        self.assertIn("not expected: x --size y", r.stderr)
+        r = run("xyz")
+        self.assertTrue(r.stderr.startswith("Error: 'xyz' is not a gpubench command"), r.stderr)
+        self.assertNotIn("man", r.stderr.split("the commands are")[1].split("\n")[0])
+
+    def test_commas_in_a_number_are_named(self):
+        r = run("vecadd", "--n", "1,000,000", "--dry-run")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("commas between groups of digits", r.stderr)
+        self.assertNotIn("out of range", r.stderr)
 
 
 class CpuOnly(unittest.TestCase):
@@ -85,6 +128,84 @@ class CpuOnly(unittest.TestCase):
     def test_same_seed_same_inputs_are_recorded(self):
         r = run(*self.args, "--seed", "7", "--format", "json")
         self.assertEqual(json.loads(r.stdout)["meta"]["argv"][-2:], ["--format", "json"])
+
+
+class OptionsInContext(unittest.TestCase):
+    """An option that does nothing where it is given is noted on stderr (the run goes on); the
+    measurement options that depend on one another adjust with a note."""
+    base = ["vecadd", "--n", "4Ki", "--cpu-only"]
+    quick = ["--min-time", "0", "--warmup", "0"]
+
+    def test_max_samples_alone_lowers_the_default_min_samples(self):
+        r = run(*self.base, *self.quick, "--max-samples", "3", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("--max-samples 3 lowers --min-samples from its default 10 to 3", r.stderr)
+        self.assertLessEqual(json.loads(r.stdout)["results"][0]["measurements"][0]["stats"]
+                             ["count"], 3)
+        # Given both, the two must agree: that is the user's own contradiction.
+        r = run(*self.base, *self.quick, "--max-samples", "3", "--min-samples", "10")
+        self.assertEqual(r.returncode, 2, r.stdout)
+        self.assertIn("--max-samples: 3 must be at least --min-samples (10)", r.stderr)
+        # -q silences the note, not the adjustment.
+        r = run(*self.base, *self.quick, "--max-samples", "2", "-q")
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+
+    def test_options_that_do_nothing_here_are_noted(self):
+        cases = [(["--device", "7"], "--device picks GPUs; with --cpu-only no GPU is used"),
+                 (["--output-format", "csv"], "--output-format only sets the format of the "
+                                              "--output file"),
+                 (["--energy-window", "2"], "--energy-window and --energy-windows shape --energy"),
+                 (["--warm"], "--warm only change how GPU samples are taken"),
+                 (["--block", "128", "--kernel", "seed"],
+                  "--kernel, --block only shape the GPU's work; with --cpu-only they have no "
+                  "effect")]  # named in the order of vecadd --help
+        for extra, note in cases:
+            with self.subTest(extra=extra):
+                r = run(*self.base, *FAST, *extra)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("gpubench: note: " + note, r.stderr)
+                self.assertEqual(run(*self.base, *FAST, *extra, "-q").stderr, "")
+        # Where they do something, nothing is said.
+        with tempdir() as d:
+            r = run(*self.base, *FAST, "--output-format", "csv", "--output",
+                    os.path.join(d, "r"))
+            self.assertNotIn("note:", r.stderr)
+
+    def test_one_sample_shows_no_spread(self):
+        # A timeout shorter than a sample stops at one sample: the row says timeout, n = 1, and
+        # shows no rel.sd (0.0% would read as perfect repeatability).
+        one = ["vecadd", "--n", "1M", "--cpu-only", *self.quick, "--timeout", "1e-9"]
+        r = run(*one, "--max-samples", "5")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = next(l for l in r.stdout.splitlines() if l.strip().startswith("cpu_reference"))
+        cells = row.split()
+        self.assertIn("timeout", cells)
+        self.assertEqual(cells[cells.index("timeout") - 1], "1")  # n
+        self.assertIn("-", cells)
+        self.assertNotIn("0.0%", row)
+        self.assertIn("rel.sd - = one sample", r.stdout)
+        md = run(*one, "--format", "md").stdout
+        self.assertIn("| - | 1 |", md)
+
+
+class NvidiaDriver(unittest.TestCase):
+    def test_the_driver_version_is_recorded_beside_the_cuda_level(self):
+        with tempdir() as d:
+            version = os.path.join(d, "version")
+            with open(version, "w", encoding="utf-8") as f:
+                f.write("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  "
+                        "Release Build  (dvs-builder@U16-I3-B03-4-3)  Sun Jul 27 06:54:38 UTC 2025"
+                        "\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n")
+            r = run("vecadd", "--n", "4Ki", "--cpu-only", *FAST, "--format", "json",
+                    env={"GPUBENCH_NVIDIA_VERSION_FILE": version})
+            doc = json.loads(r.stdout)
+            validate(doc)
+            self.assertEqual(doc["meta"]["cuda"]["nvidia_driver"], "580.65.06")
+            self.assertIn("driver", doc["meta"]["cuda"])  # the CUDA level stays
+            # Without a driver the key is absent, as in older files.
+            r = run("vecadd", "--n", "4Ki", "--cpu-only", *FAST, "--format", "json",
+                    env={"GPUBENCH_NVIDIA_VERSION_FILE": os.path.join(d, "none")})
+            self.assertNotIn("nvidia_driver", json.loads(r.stdout)["meta"]["cuda"])
 
 
 class BadInput(unittest.TestCase):

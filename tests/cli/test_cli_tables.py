@@ -3,6 +3,7 @@ that do something there, help shows types and ranges, typos get a suggestion, --
 points with their device memory, run files spell options as the command line does, and the table
 ends with a legend. None of this needs a GPU."""
 import json
+import re
 import os
 import subprocess
 import tempfile
@@ -21,7 +22,10 @@ def help_of(subcommand):
     """The options part of a subcommand's --help (the footer's prose is left out)."""
     proc = gpubench(subcommand, "--help")
     assert proc.returncode == 0, proc.stderr
-    return proc.stdout.split("Options:")[1].split("\n\n")[0]
+    options = proc.stdout.split("Options:")[1].split("\n\n")[0]
+    # Descriptions wrap at 100 columns onto lines indented to the description column: joined
+    # back, each option is one line again.
+    return re.sub(r"\n {30,}", " ", options)
 
 
 class OnlyOptionsThatDoSomething(unittest.TestCase):

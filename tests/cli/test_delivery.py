@@ -73,7 +73,7 @@ class CompletionsTest(unittest.TestCase):
         # The word lists live beside the walker; the drivers must accept each of them.
         for option, words in (("--dtype", ["f32", "f64", "f16", "bf16", "all"]),
                               ("--kernel", ["seed", "vectorized", "all"]),
-                              ("--memory", ["pinned", "pageable", "both"]),
+                              ("--memory", ["pinned", "pageable", "all"]),
                               ("--format", ["table", "json", "csv", "md"])):
             self.assertEqual(sorted(bash_complete(self.bash, "vecadd", option, "")), sorted(words))
             for w in words:

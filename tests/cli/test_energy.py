@@ -62,7 +62,8 @@ class CpuEnergy(unittest.TestCase):
                            "benchmarks": [{"benchmark": "vecadd", "params": {"n": "4Ki"}}]}, f)
             proc = run("run", path, "-q")
             self.assertEqual(proc.returncode, 2, proc.stdout)
-            self.assertIn("--energy-windows: 3 is out of range (5 to 100)", proc.stderr)
+            self.assertIn("options.energy-windows: 3", proc.stderr)
+            self.assertIn("expected an integer from 5 to 100", proc.stderr)
 
     def test_batch_time_is_validated(self):
         proc = run("vecadd", "--n", "4Ki", "--cpu-only", "--batch-time", "-1", *FAST)

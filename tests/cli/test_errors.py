@@ -68,7 +68,9 @@ def subcommands():
     out = subprocess.run([GPUBENCH, "--help"], capture_output=True, text=True, timeout=60,
                          check=True).stdout
     listed = out.split("Subcommands:")[1].split("\n\n")[0]
-    return [line.split()[0] for line in listed.strip().splitlines()]
+    # A description wrapped at 100 columns continues on a line indented to its column.
+    return [line.split()[0] for line in listed.strip("\n").splitlines()
+            if line.startswith("  ") and not line.startswith("   ")]
 
 
 class ErrorTable(unittest.TestCase):

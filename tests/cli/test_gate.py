@@ -331,12 +331,15 @@ class DefaultGate(GateCase):
 
     def test_unknown_gate_values_exit_2_naming_the_choices(self):
         a = self.save(run_doc(self.rng))
-        for value in ("cpu", "host,wall", "HOST", "gpu,hostbound"):
+        for value in ("cpu", "host,wall", "gpu,hostbound"):
             with self.subTest(value=value):
                 proc = gpubench("compare", a, a, "--gate", value)
                 self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
                 self.assertIn("is not one of gpu, host, host-bound, all", proc.stderr)
                 self.assertEqual(proc.stdout, "")
+        # The choices match in any case.
+        proc = gpubench("compare", a, a, "--gate", "HOST", "--clock", "GPU")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         proc = gpubench("compare", a, a, "--gate", "")
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("--gate", proc.stderr)
@@ -434,6 +437,40 @@ class Environments(GateCase):
         proc = gpubench("compare", a, b, "--force", "--clock", "gpu")
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn("compared anyway: --force", proc.stdout)
+
+    def test_different_nvidia_drivers_are_refused_unless_forced(self):
+        base = run_doc(self.rng)
+        base["meta"]["cuda"]["nvidia_driver"] = "575.57.08"
+        new = copy.deepcopy(base)
+        new["meta"]["cuda"]["nvidia_driver"] = "580.65.06"
+        a, b = self.save(base), self.save(new)
+        proc = gpubench("compare", a, b)
+        self.assertEqual(proc.returncode, 2, proc.stdout)
+        self.assertIn("NVIDIA driver 575.57.08 but NEW with 580.65.06", proc.stderr)
+        self.assertIn("--force", proc.stderr)
+        proc = gpubench("compare", a, b, "--force", "--clock", "gpu")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("compared anyway: --force", proc.stdout)
+        # Both versions shown, beside the CUDA level.
+        self.assertRegex(proc.stdout, r"driver / CUDA / runtime +575\.57\.08 / 12\.4 / \S+ +"
+                         r"580\.65\.06 / 12\.4")
+        doc = json.loads(gpubench("compare", a, b, "--force", "--format", "json").stdout)
+        self.assertEqual(doc["environment"]["base"]["nvidia_driver"], "575.57.08")
+        self.assertEqual(doc["environment"]["new"]["nvidia_driver"], "580.65.06")
+
+    def test_a_file_without_the_nvidia_driver_is_compared_with_a_note(self):
+        base = run_doc(self.rng)  # as written before the driver's version was recorded
+        self.assertNotIn("nvidia_driver", base["meta"]["cuda"])
+        new = copy.deepcopy(base)
+        new["meta"]["cuda"]["nvidia_driver"] = "580.65.06"
+        proc = gpubench("compare", self.save(base), self.save(new), "--clock", "gpu")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("BASE records no NVIDIA driver version", proc.stdout)
+        # The same driver on both sides: nothing to say.
+        base["meta"]["cuda"]["nvidia_driver"] = "580.65.06"
+        proc = gpubench("compare", self.save(base), self.save(new), "--clock", "gpu")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertNotIn("NVIDIA driver", proc.stdout)
 
     def test_flagged_telemetry_on_one_side_is_refused_unless_forced(self):
         base = run_doc(self.rng)
@@ -567,6 +604,32 @@ cp "$PREPARED/$SIDE-$n.json" "$out"
             self.assertTrue(os.path.exists(os.path.join(out, name)), name)
         with open(os.path.join(out, "compare.json"), encoding="utf-8") as f:
             self.assertEqual(json.load(f)["environment"]["new"]["runs"], 3)
+
+    def test_cpu_only_runs_gate_their_host_clock_rows(self):
+        # A run file of CPU references has no GPU-clock row: the default gate would judge
+        # nothing ("0 of 0 compared"); the script gates the host-clock rows and says so.
+        config = os.path.join(self.tmp.name, "cpu.json")
+        with open(config, "w", encoding="utf-8") as f:
+            json.dump({"options": {"cpu-only": True, "min-samples": 2, "max-samples": 3,
+                                   "min-time": 0, "timeout": 0.2, "warmup": 0},
+                       "benchmarks": [{"benchmark": "vecadd", "params": {"n": "64Ki"}}]}, f)
+        script = os.path.join(SOURCE_DIR, "scripts", "ab-gate.sh")
+        out = os.path.join(self.tmp.name, "cpu-out")
+        env = dict(os.environ, ROUNDS="2", HOST_THRESHOLD="500%")
+        proc = subprocess.run(["bash", script, GPUBENCH, GPUBENCH, config, out],
+                              capture_output=True, text=True, timeout=120, env=env, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("host-clock measurements only", proc.stderr)
+        with open(os.path.join(out, "compare.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(len(doc["rows"]), 1)
+        self.assertEqual(doc["rows"][0]["measurement"], "cpu_reference")
+        # Asked for the GPU clock, the script says why nothing can match.
+        proc = subprocess.run(["bash", script, GPUBENCH, GPUBENCH, config, out],
+                              capture_output=True, text=True, timeout=120,
+                              env=dict(env, CLOCK="gpu"), check=False)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertIn("no GPU-clock measurement", proc.stderr)
 
     def test_fails_a_slowed_build(self):
         proc, _, _ = self.gate({"end_to_end": 1.3})

@@ -30,13 +30,17 @@ class Help(unittest.TestCase):
 class BadInput(unittest.TestCase):
     def test_an_unknown_mode_exits_2_naming_the_choices(self):
         for sub in ("vecadd", "stream", "augment"):
-            for value in ("dirty", "READ", ""):
+            for value in ("dirty", "flush", ""):
                 with self.subTest(sub=sub, value=value):
                     r = run(sub, "--cpu-only", "--l2-flush", value, *FAST)
                     self.assertEqual(r.returncode, 2, r.stderr)
                     self.assertIn(f"--l2-flush: '{value}' is not one of read, write, none",
                                   r.stderr)
                     self.assertEqual(r.stdout, "")
+
+    def test_any_case_is_accepted(self):
+        r = run("vecadd", "--n", "4Ki", "--l2-flush", "WRITE", "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_a_missing_value_exits_2(self):
         r = run("vecadd", "--cpu-only", "--l2-flush")

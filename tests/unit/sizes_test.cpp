@@ -53,6 +53,17 @@ TEST_CASE("bad lists and ranges are usage errors", "[sizes]") {
   CHECK_THROWS_WITH(parse_size_list("0:1000000:1", "n"), Catch::Contains("more than"));
 }
 
+TEST_CASE("digits grouped by commas are named as such, not read as a list", "[sizes]") {
+  for (const char* text : {"1,000,000", "10,000", "2,048", "1,000,000,000"})
+    CHECK_THROWS_WITH(parse_size_list(text, "n"),
+                      Catch::Contains(std::string("'") + text + "'") &&
+                          Catch::Contains("commas between groups of digits"));
+  // Lists that only look alike stay lists.
+  CHECK(parse_size_list("32,256") == V{32, 256});
+  CHECK(parse_size_list("128,256,512") == V{128, 256, 512});
+  CHECK(parse_size_list("1,10") == V{1, 10});
+}
+
 TEST_CASE("number lists reject non-finite values", "[sizes]") {
   CHECK(parse_number_list("0.5,1,2e3", "mean") == std::vector<double>{0.5, 1, 2000});
   CHECK_THROWS_WITH(parse_number_list("nan", "std"), Catch::Contains("finite"));

@@ -95,7 +95,9 @@ void check_augment_plan(const std::vector<json>& /*points*/, const json& all,
   if (!samples.empty()) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    const fs::path p(samples);
+    // "out/" names the folder out (its parent is the current folder), not an empty name in out.
+    fs::path p(samples);
+    while (p.has_relative_path() && p.filename().empty()) p = p.parent_path();
     if (fs::exists(p, ec)) {
       if (!fs::is_directory(p, ec))
         throw usage_error(fmt::format("--save-samples: '{}' exists and is not a directory; "

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <utility>
 
@@ -98,11 +99,18 @@ std::vector<json> parse_param(const param_spec& s, std::string_view text) {
       for (auto& w : parse_word_list(text, s.name, s.choices)) out.emplace_back(std::move(w));
       return out;
     }
-    if (std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end())
-      throw usage_error(fmt::format("--{}: '{}' is not one of {}{}", s.name, text, words_of(s),
-                                    did_you_mean(text, s.choices)));
-    out.emplace_back(std::string(text));
-    return out;
+    // Any case matches (--interp Nearest), and the result records the choice as declared.
+    for (const auto& c : s.choices)
+      if (c.size() == text.size() &&
+          std::equal(c.begin(), c.end(), text.begin(), [](char x, char y) {
+            return std::tolower(static_cast<unsigned char>(x)) ==
+                   std::tolower(static_cast<unsigned char>(y));
+          })) {
+        out.emplace_back(c);
+        return out;
+      }
+    throw usage_error(fmt::format("--{}: '{}' is not one of {}{}", s.name, text, words_of(s),
+                                  did_you_mean(text, s.choices)));
   case param_kind::words: {
     const auto given = parse_word_list(text, s.name, s.choices);
     std::vector<std::string> canonical;

@@ -2,6 +2,7 @@
 
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/engine/test_slowdown.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
 
 #include <array>
 #include <chrono>
@@ -54,6 +55,7 @@ run_meta collect_meta(const std::vector<std::string>& argv) {
   m.host = collect_host_info();
   m.cuda_driver = cuda::driver_version_string();
   m.cuda_runtime = cuda::runtime_version_string();
+  m.nvidia_driver = nvidia_driver_version();
   m.test_slowdown = test_slowdown_text();
   return m;
 }

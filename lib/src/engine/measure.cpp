@@ -56,7 +56,9 @@ std::string_view to_string(l2_flush_mode m) noexcept {
   return "?";
 }
 
-std::optional<l2_flush_mode> parse_l2_flush_mode(std::string_view s) noexcept {
+std::optional<l2_flush_mode> parse_l2_flush_mode(std::string_view text) noexcept {
+  std::string s;
+  for (const char c : text) s += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   for (auto m : {l2_flush_mode::read, l2_flush_mode::write, l2_flush_mode::none})
     if (to_string(m) == s) return m;
   return std::nullopt;

@@ -99,8 +99,10 @@ std::uint64_t seed_of(const json& v, std::string_view path) {
   fail(path, v, expected);
 }
 
-int int_of(const json& v, std::string_view path, int min) {
-  return static_cast<int>(integer_of(v, path, min, std::numeric_limits<int>::max()));
+/// An integer option of a run file, in the range the command line's option takes (validate() in
+/// options.cpp), so an out-of-range value is named by its key path.
+int int_of(const json& v, std::string_view path, int min, int max) {
+  return static_cast<int>(integer_of(v, path, min, max));
 }
 
 double seconds_of(const json& v, std::string_view path, bool allow_zero) {
@@ -210,11 +212,11 @@ run_file_options parse_options(const json& j, std::string_view path,
     if (key == "device")
       o.device = device_of(v, p);
     else if (key == "warmup")
-      o.warmup = int_of(v, p, 0);
+      o.warmup = int_of(v, p, 0, 1000000);
     else if (key == "min-samples")
-      o.min_samples = int_of(v, p, 1);
+      o.min_samples = int_of(v, p, 1, 10000000);
     else if (key == "max-samples")
-      o.max_samples = int_of(v, p, 1);
+      o.max_samples = int_of(v, p, 1, 10000000);
     else if (key == "min-time")
       o.min_time = seconds_of(v, p, true);
     else if (key == "max-noise")
@@ -226,7 +228,7 @@ run_file_options parse_options(const json& j, std::string_view path,
     else if (key == "seed")
       o.seed = seed_of(v, p);
     else if (key == "cpu-threads")
-      o.cpu_threads = int_of(v, p, 0);
+      o.cpu_threads = int_of(v, p, 0, 4096);
     else if (key == "cpu-only")
       o.cpu_only = bool_of(v, p);
     else if (written == "verify")
@@ -240,7 +242,7 @@ run_file_options parse_options(const json& j, std::string_view path,
     else if (key == "energy-window")
       o.energy_window = seconds_of(v, p, false);
     else if (key == "energy-windows")
-      o.energy_windows = int_of(v, p, 1);
+      o.energy_windows = int_of(v, p, 5, 100);
     else if (key == "timestamps")
       o.timestamps = bool_of(v, p);
     else if (key == "l2-flush")

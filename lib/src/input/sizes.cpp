@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -43,6 +44,20 @@ std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view opt
                           std::string_view whole) {
   if (a != 0 && b > max_u64 / a) bad(option, whole, "is too large (overflows 64 bits)");
   return a * b;
+}
+
+/// "1,000,000": one to three digits, then groups of three after commas, one of which starts with a
+/// zero (no one lists a size as 000 or 024; "32,256" stays a list).
+bool looks_like_thousands(std::string_view s) {
+  const auto first = s.find(',');
+  if (first == std::string_view::npos || first == 0 || first > 3) return false;
+  bool zero_led = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const bool comma_place = i >= first && (i - first) % 4 == 0;
+    if (comma_place ? s[i] != ',' : (s[i] < '0' || s[i] > '9')) return false;
+    if (comma_place && i + 1 < s.size() && s[i + 1] == '0') zero_led = true;
+  }
+  return (s.size() - first) % 4 == 0 && zero_led;
 }
 
 } // namespace
@@ -85,6 +100,10 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text, std::string_vi
     out.push_back(v);
   };
   if (trim(text).empty()) bad(option, text, "is empty (expected a size, a list or a range)");
+  if (looks_like_thousands(trim(text)))
+    bad(option, text,
+        "has commas between groups of digits: a comma separates list values, so this is read as "
+        "a list; write the number without them (1000000, or 1M)");
   std::size_t pos = 0;
   while (pos <= text.size()) {
     const std::size_t comma = text.find(',', pos);
@@ -191,8 +210,14 @@ std::vector<std::string> parse_word_list(std::string_view text, std::string_view
   std::size_t pos = 0;
   while (true) {
     const std::size_t comma = text.find(',', pos);
-    const std::string word(trim(
+    std::string word(trim(
         text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
+    // Any case matches (--dtype F32 is f32), and the result records the choice as declared.
+    std::string lower = word;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& a : allowed)
+      if (a == lower) word = a;
+    if (lower == "all" || lower == "both") word = lower;
     if (word == "all" || (word == "both" && allowed.size() == 2)) {
       for (const auto& w : all.empty() ? allowed : all) add(w);
     } else if (std::find(allowed.begin(), allowed.end(), word) != allowed.end()) {

@@ -168,6 +168,7 @@ side_environment environment_of(std::span<const result_file> files, std::size_t 
   if (!files.empty()) {
     const auto& m = files.front().report.meta;
     e.driver = m.cuda_driver;
+    e.nvidia_driver = m.nvidia_driver;
     e.runtime = m.cuda_runtime;
     e.git = m.git;
     e.host = m.host.name;
@@ -212,6 +213,17 @@ void check_environments(comparison& c, const compare_options& opts) {
         fmt::format("BASE ran with CUDA driver {} but NEW with {}: a driver change moves timings",
                     b.driver, n.driver),
         opts.force);
+  }
+  if (!b.nvidia_driver.empty() && !n.nvidia_driver.empty() && b.nvidia_driver != n.nvidia_driver) {
+    refuse(fmt::format("BASE ran with NVIDIA driver {} but NEW with {}: a driver change moves "
+                       "timings",
+                       b.nvidia_driver, n.nvidia_driver),
+           opts.force);
+  } else if (b.nvidia_driver.empty() != n.nvidia_driver.empty()) {
+    c.warnings.push_back(fmt::format(
+        "{} records no NVIDIA driver version (written before it was recorded, or on a machine "
+        "without a driver): the drivers were not checked, only the CUDA level",
+        b.nvidia_driver.empty() ? "BASE" : "NEW"));
   }
   const auto bf = flagged(b);
   const auto nf = flagged(n);

@@ -162,9 +162,9 @@ std::vector<std::vector<std::string>> environment_rows(const comparison& c) {
   rows.push_back(row("gpu", b, n, [](const side_environment& e) {
     return e.gpus.empty() ? std::string("cpu") : fmt::format("{}", fmt::join(e.gpus, ", "));
   }));
-  rows.push_back(row("driver / runtime", b, n, [](const side_environment& e) {
-    return fmt::format("{} / {}", e.driver.empty() ? "-" : e.driver,
-                       e.runtime.empty() ? "-" : e.runtime);
+  rows.push_back(row("driver / CUDA / runtime", b, n, [](const side_environment& e) {
+    return fmt::format("{} / {} / {}", e.nvidia_driver.empty() ? "-" : e.nvidia_driver,
+                       e.driver.empty() ? "-" : e.driver, e.runtime.empty() ? "-" : e.runtime);
   }));
   rows.push_back(row("git", b, n, [](const side_environment& e) { return e.git; }));
   rows.push_back(row("host", b, n, [](const side_environment& e) { return e.host; }));
@@ -308,10 +308,16 @@ void write_csv(std::ostream& os, const comparison& c) {
 }
 
 json env_json(const side_environment& e) {
-  json j{
-      {"files", e.files},          {"runs", e.runs}, {"gpus", e.gpus}, {"driver", e.driver},
-      {"runtime", e.runtime},      {"git", e.git},   {"host", e.host}, {"started_at", e.started_at},
-      {"telemetry_flags", e.flags}};
+  json j{{"files", e.files},
+         {"runs", e.runs},
+         {"gpus", e.gpus},
+         {"driver", e.driver},
+         {"nvidia_driver", e.nvidia_driver},
+         {"runtime", e.runtime},
+         {"git", e.git},
+         {"host", e.host},
+         {"started_at", e.started_at},
+         {"telemetry_flags", e.flags}};
   if (e.sm_clock_mhz) j["sm_clock_mhz"] = *e.sm_clock_mhz;
   if (e.mem_clock_mhz) j["mem_clock_mhz"] = *e.mem_clock_mhz;
   if (!e.test_slowdown.empty()) j["test_slowdown"] = e.test_slowdown;

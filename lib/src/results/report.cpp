@@ -19,7 +19,9 @@ namespace gpubench {
 
 using nlohmann::json;
 
-std::optional<output_format> parse_output_format(std::string_view s) noexcept {
+std::optional<output_format> parse_output_format(std::string_view text) noexcept {
+  std::string s;
+  for (const char c : text) s += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   if (s == "table") return output_format::table;
   if (s == "json") return output_format::json;
   if (s == "csv") return output_format::csv;
@@ -118,6 +120,12 @@ std::string stop_text(const measurement& m) {
   return "?";
 }
 
+/// The rel.sd column: "-" under two samples (one sample says nothing about repeatability; a
+/// --timeout shorter than a sample ends sampling there, and the stop column says so).
+std::string rel_sd_text(const measurement& m) {
+  return m.stats.count < 2 ? std::string("-") : fmt::format("{:.1f}%", m.stats.rel_stddev * 100);
+}
+
 /// A line under a result's rows (not wrapped: each says one thing, and stays greppable).
 /// A note under a table, indented two spaces and wrapped at spaces to fit 120 columns, its
 /// continuation lines indented four.
@@ -205,9 +213,8 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
     // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed;
     // /d: flushed by writing (dirty lines, --l2-flush write).
     t.rows.push_back({name, clock_text(m), format_seconds(m.stats.median),
-                      format_seconds(m.stats.min), fmt::format("{:.1f}%", m.stats.rel_stddev * 100),
-                      std::to_string(m.stats.count), stop_text(m),
-                      bps > 0 ? format_bytes_per_s(bps) : "",
+                      format_seconds(m.stats.min), rel_sd_text(m), std::to_string(m.stats.count),
+                      stop_text(m), bps > 0 ? format_bytes_per_s(bps) : "",
                       ips <= 0   ? ""
                       : one_unit ? scaled(ips, "")
                                  : format_rate(ips, m.work.item_unit),
@@ -236,10 +243,12 @@ std::vector<std::string> legend_items(const run_report& rep) {
   bool not_run = false;
   bool peak = false;
   bool any = false;
+  bool one_sample = false;
   for (const auto& r : rep.results) {
     if (r.status == result_status::skipped || r.status == result_status::error) not_run = true;
     for (const auto& m : r.measurements) {
       any = true;
+      one_sample = one_sample || m.stats.count < 2;
       clocks.insert(clock_text(m));
       stops.insert(stop_text(m));
       flagged = flagged || telemetry_flagged(m.telemetry);
@@ -260,6 +269,7 @@ std::vector<std::string> legend_items(const run_report& rep) {
   if (has(clocks, "ts/w")) items.emplace_back("ts/w = the GPU's kernel timestamps, L2 not flushed");
   if (has(clocks, "host")) items.emplace_back("host = the host's steady clock");
   if (any) items.emplace_back("rel.sd = relative standard deviation; n = samples");
+  if (one_sample) items.emplace_back("rel.sd - = one sample, no spread to show");
   if (peak) items.emplace_back("of peak (D2D) = % of the theoretical (measured copy) bandwidth");
   if (has(stops, "noise")) items.emplace_back("noise = stopped at rel.sd <= --max-noise");
   if (has(stops, "stable"))
@@ -390,12 +400,12 @@ void write_markdown(std::ostream& os, const run_report& rep) {
     for (const auto& m : r.measurements) {
       const double bps = rate(m, "bytes_per_s");
       const double ips = rate(m, "items_per_s");
-      os << fmt::format(
-          "| {} | {} | {} | {} | {} | {} | {:.1f}% | {} | {} | {} | {} | {} |\n",
-          markdown_text(r.benchmark), markdown_text(dev), markdown_text(params_line(r.params)),
-          markdown_text(m.name), format_seconds(m.stats.median), format_seconds(m.stats.min),
-          m.stats.rel_stddev * 100, m.stats.count, bps > 0 ? format_bytes_per_s(bps) : "",
-          ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
+      os << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                        markdown_text(r.benchmark), markdown_text(dev),
+                        markdown_text(params_line(r.params)), markdown_text(m.name),
+                        format_seconds(m.stats.median), format_seconds(m.stats.min), rel_sd_text(m),
+                        m.stats.count, bps > 0 ? format_bytes_per_s(bps) : "",
+                        ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
     }
   }
 }

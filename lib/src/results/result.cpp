@@ -410,6 +410,8 @@ json to_json(const run_report& rep) {
   json j = report_fields(rep);
   // Issue 17: a run with the test-only slowdown knob says so.
   if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
+  // The NVIDIA driver's own version, where the machine has a driver (absent from older files).
+  if (!rep.meta.nvidia_driver.empty()) j["meta"]["cuda"]["nvidia_driver"] = rep.meta.nvidia_driver;
   // Multi-GPU (issue 16): present only in concurrent and MPI runs.
   if (!rep.ranks.is_null()) j["ranks"] = rep.ranks;
   if (!rep.aggregate.is_null()) j["aggregate"] = rep.aggregate;
@@ -469,6 +471,9 @@ run_report report_from_json(const json& j) {
   const reader cuda(meta.at("cuda", json::value_t::object), "meta.cuda");
   rep.meta.cuda_driver = cuda.str("driver");
   rep.meta.cuda_runtime = cuda.str("runtime");
+  // Absent from files written before it was recorded.
+  if (const auto* v = cuda.maybe("nvidia_driver", json::value_t::string))
+    rep.meta.nvidia_driver = v->get<std::string>();
   rep.meta.incomplete = meta.flag("incomplete");
   if (const auto* why = meta.maybe("incomplete_reason", json::value_t::string))
     rep.meta.incomplete_reason = *why;

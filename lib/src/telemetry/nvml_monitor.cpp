@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
+#include <regex>
 
 #include <dlfcn.h>
 
@@ -210,6 +212,40 @@ private:
 };
 
 } // namespace
+
+std::string nvidia_driver_version() {
+  // The kernel module's version line ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06
+  // ..."): no library to load, and present wherever the driver is, containers included.
+  const char* env = std::getenv("GPUBENCH_NVIDIA_VERSION_FILE"); // tests point it elsewhere
+  std::ifstream f(env != nullptr && *env != '\0' ? env : "/proc/driver/nvidia/version");
+  std::string line;
+  if (f && std::getline(f, line)) {
+    static const std::regex module_version(
+        R"(Kernel Module\s+(?:for \S+\s+)?([0-9]+(?:\.[0-9]+)+))");
+    std::smatch m;
+    if (std::regex_search(line, m, module_version)) return m[1].str();
+  }
+  if (env != nullptr && *env != '\0') return {};
+  // NVML, opened and closed here (its init is reference-counted): the telemetry's library stays
+  // untouched until a measurement asks for it.
+  const char* lib_env = std::getenv("GPUBENCH_NVML_LIBRARY");
+  const std::string path = lib_env != nullptr && *lib_env != '\0' ? lib_env : "libnvidia-ml.so.1";
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return {};
+  using init_fn = nvml_return (*)();
+  using version_fn = nvml_return (*)(char*, unsigned);
+  const auto init = reinterpret_cast<init_fn>(::dlsym(handle, "nvmlInit_v2"));
+  const auto version = reinterpret_cast<version_fn>(::dlsym(handle, "nvmlSystemGetDriverVersion"));
+  const auto shutdown = reinterpret_cast<init_fn>(::dlsym(handle, "nvmlShutdown"));
+  std::string out;
+  if (init != nullptr && version != nullptr && init() == nvml_success) {
+    char text[96] = {};
+    if (version(text, sizeof text) == nvml_success) out = text;
+    if (shutdown != nullptr) shutdown();
+  }
+  // The library stays loaded, as the telemetry's does: unloading NVML is not worth its risks.
+  return out;
+}
 
 std::unique_ptr<telemetry_source> open_telemetry(const std::string& pci_bus_id) {
   static std::mutex mutex;

@@ -136,7 +136,8 @@ struct side_environment {
   std::vector<std::string> files;
   std::size_t runs = 0;
   std::vector<std::string> gpus;
-  std::string driver;
+  std::string driver;        ///< the CUDA level the driver supports ("13.0")
+  std::string nvidia_driver; ///< the NVIDIA driver's version ("580.65.06"); empty in older files
   std::string runtime;
   std::string git;
   std::string host;

@@ -81,6 +81,7 @@ struct run_meta {
   host_info host;
   std::string cuda_driver;
   std::string cuda_runtime;
+  std::string nvidia_driver; ///< the driver's own version ("580.65.06"); empty when unknown
   bool incomplete = false;
   std::string incomplete_reason;
   std::string test_slowdown; ///< GPUBENCH_TEST_SLOWDOWN when set (test-only; docs/ci.md)

@@ -130,6 +130,10 @@ private:
 /// unavailable_telemetry that says why (no libnvidia-ml.so.1, init failed, device not found).
 std::unique_ptr<telemetry_source> open_telemetry(const std::string& pci_bus_id);
 
+/// The NVIDIA driver's version ("580.65.06") from /proc/driver/nvidia/version, else from NVML
+/// (nvmlSystemGetDriverVersion); empty where neither answers (no driver: CPU-only machines).
+std::string nvidia_driver_version();
+
 /// One-line text of a telemetry object for tables: clocks, temperature, throttling, processes.
 std::string telemetry_line(const nlohmann::json& telemetry);
 /// True when the object carries a flagged condition (thermal, hw_slowdown, contention).
