@@ -178,6 +178,9 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     // Multi-GPU (issue 16, docs/multi-gpu.md)
     cmd.add_flag("--concurrent", opts.concurrent,
                  "with several devices: run each point on all of them at once (docs/multi-gpu.md)");
+    cmd.add_flag("--resume", opts.resume,
+                 "continue the run that FILE.journal of --output FILE recorded: keep its points, "
+                 "measure the rest (docs/reliability.md)");
     cmd.add_option("--sync-timeout", opts.sync_timeout,
                    "seconds a GPU thread or MPI rank waits for the others before giving up")
         ->transform(number_text)
@@ -231,6 +234,7 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   if (!(opts.sync_timeout > 0 && opts.sync_timeout <= 86400))
     throw usage_error(fmt::format("--sync-timeout: {} must be a number of seconds in (0, 86400]",
                                   opts.sync_timeout));
+  check_resume(opts, false); // before --concurrent's own checks: it names the reason
   if (opts.concurrent && opts.cpu_only)
     throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
   if (opts.cpu_only && opts.verbosity > 0) {
