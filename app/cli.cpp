@@ -392,10 +392,11 @@ int emit_report(const run_report& report, const common_options& opts) {
   const auto render = [&report](output_format f) {
     std::ostringstream text;
     write_report(text, report, f, summary_tables());
-    return text.str();
+    return std::move(text).str(); // the buffer itself: a long sweep's file is megabytes
   };
-  deliver(
-      opts.output_path, [&] { return render(opts.file_format); },
+  deliver_streamed(
+      opts.output_path,
+      [&](std::ostream& os) { write_report(os, report, opts.file_format, summary_tables()); },
       [&] { return render(opts.format); });
   return exit_code_for(report);
 }

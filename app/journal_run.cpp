@@ -45,8 +45,7 @@ private:
 
 /// What a resumed run must share with the journal: the points, every option that changes what a
 /// point measures, the build, and on a GPU the driver and the GPUs themselves.
-journal_identity identity_of(const std::vector<planned_point>& points,
-                             const common_options& opts) {
+journal_identity identity_of(const std::vector<planned_point>& points, const common_options& opts) {
   journal_identity id;
   std::vector<int> devices;
   for (const auto& p : points) {
@@ -103,10 +102,10 @@ int run_journaled(const std::vector<planned_point>& points, const common_options
                                     "without --resume to start afresh (the journal is replaced)",
                                     journal.path(), differs));
     } else {
-      note(opts, fmt::format("--resume: {} of {} points kept from {} (run started {}{})",
-                             kept.points.size(), points.size(), journal.path(),
-                             kept.meta.started_at,
-                             kept.torn_tail ? "; its torn last line is ignored" : ""));
+      note(opts,
+           fmt::format("--resume: {} of {} points kept from {} (run started {}{})",
+                       kept.points.size(), points.size(), journal.path(), kept.meta.started_at,
+                       kept.torn_tail ? "; its torn last line is ignored" : ""));
     }
   } else if (!journal.existing_text().empty()) {
     note(opts, fmt::format("{}: an earlier run of this --output did not finish; its journal is "

@@ -14,6 +14,10 @@ from gpubench_cli import FAST, GPUBENCH, run, tempdir, validate, wait_for_signal
 
 # A CPU sweep of equal, tiny points.
 SWEEP = ["vecadd", "--cpu-only", "--n", "1000:1029:1", *FAST, "--cpu-threads", "1"]
+# The same points, each sampled for at least 10 ms: a signal can land in the middle of the sweep.
+SLOW_SWEEP = ["vecadd", "--cpu-only", "--n", "1000000:1000029:1", "--min-samples", "20",
+              "--max-samples", "20", "--min-time", "0", "--timeout", "1", "--warmup", "0",
+              "--cpu-threads", "1"]
 
 
 def journal_lines(path):
@@ -153,11 +157,11 @@ class Journal(unittest.TestCase):
         self.assertIn("--resume needs --output FILE", proc.stderr)
 
     def test_a_second_writer_is_refused_naming_the_first(self):
-        slow = ["vecadd", "--cpu-only", "--n", "1000,1001,100M", *FAST, "--min-samples", "1000",
-                "--timeout", "30"]
+        slow = ["vecadd", "--cpu-only", "--n", "1000,20M", "--min-samples", "1000000",
+                "--max-samples", "1000000", "--min-time", "0", "--timeout", "30", "--warmup", "0"]
         first = start(slow, self.out)
         try:
-            self.assertTrue(wait_for_lines(self.journal, 2, first), first.stderr)
+            self.assertTrue(wait_for_lines(self.journal, 2, first), "the first run ended early")
             proc = run(*SWEEP, "--output", self.out)
             self.assertEqual(proc.returncode, 2, proc.stderr)
             self.assertIn(f"pid {first.pid}", proc.stderr)
@@ -191,7 +195,7 @@ class Journal(unittest.TestCase):
         self.assertEqual(len(self.final()["results"]), 30)
 
     def test_sigterm_writes_the_incomplete_file_and_keeps_the_journal(self):
-        proc = start(SWEEP, self.out)
+        proc = start(SLOW_SWEEP, self.out)
         wait_for_signal_handlers(proc)
         self.assertTrue(wait_for_lines(self.journal, 4, proc))
         proc.send_signal(signal.SIGTERM)
@@ -201,7 +205,7 @@ class Journal(unittest.TestCase):
         self.assertEqual(proc.returncode, 143, stderr)
         self.assertTrue(self.final()["meta"]["incomplete"])
         self.assertIn("--resume measures the rest", stderr)
-        proc = run(*SWEEP, "--output", self.out, "--resume")
+        proc = run(*SLOW_SWEEP, "--output", self.out, "--resume")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(len(self.final()["results"]), 30)
 
@@ -222,7 +226,7 @@ class KilledAtRandom(unittest.TestCase):
         with tempdir() as d:
             out = os.path.join(d, "probe.json")
             began = time.monotonic()
-            self.assertEqual(run(*SWEEP, "--output", out).returncode, 0)
+            self.assertEqual(run(*SLOW_SWEEP, "--output", out).returncode, 0)
             whole = time.monotonic() - began
         deadline = time.monotonic() + 90
         for trial in range(self.TRIALS):
@@ -230,21 +234,21 @@ class KilledAtRandom(unittest.TestCase):
             with tempdir() as d, self.subTest(trial=trial):
                 out = os.path.join(d, "out.json")
                 journal = out + ".journal"
-                proc = start(SWEEP, out)
+                proc = start(SLOW_SWEEP, out)
                 time.sleep(rng.uniform(0, whole * 1.1))
                 proc.kill()
                 proc.communicate()
                 kept = []
                 if os.path.exists(journal):
                     kept = journal_lines(journal)[1:]
-                resumed = run(*SWEEP, "--output", out, "--resume")
+                resumed = run(*SLOW_SWEEP, "--output", out, "--resume")
                 self.assertEqual(resumed.returncode, 0, f"seed {seed}: {resumed.stderr}")
                 with open(out, encoding="utf-8") as f:
                     doc = json.load(f)
                 validate(doc)
                 self.assertFalse(doc["meta"]["incomplete"])
                 self.assertEqual([r["params"]["n"] for r in doc["results"]],
-                                 list(range(1000, 1030)))
+                                 list(range(1000000, 1000030)))
                 for p in kept:
                     self.assertEqual(samples_of(doc["results"][p["point"]]),
                                      samples_of(p["result"]), f"seed {seed}")

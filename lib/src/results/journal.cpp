@@ -42,8 +42,7 @@ std::string sealed_line(json j) {
 }
 
 double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 json identity_json(const journal_identity& id) {
@@ -75,10 +74,10 @@ const json& field(const json& j, const char* key, json::value_t type, std::strin
   if (it == j.end() || (numeric ? !it->is_number_unsigned() : it->type() != type))
     bad_line(name, line,
              fmt::format("\"{}\" is missing or not {}", key,
-                         numeric ? "a whole number" : (type == json::value_t::array ? "an array"
-                                                       : type == json::value_t::object
-                                                           ? "an object"
-                                                           : "a string")));
+                         numeric ? "a whole number"
+                                 : (type == json::value_t::array    ? "an array"
+                                    : type == json::value_t::object ? "an object"
+                                                                    : "a string")));
   return *it;
 }
 
@@ -242,7 +241,7 @@ run_report journal_report(const journal_contents& j) {
   r.meta = j.meta;
   r.meta.incomplete = true;
   r.meta.incomplete_reason =
-      fmt::format("read from the journal of a run that has not finished: {} of {} points", 
+      fmt::format("read from the journal of a run that has not finished: {} of {} points",
                   j.points.size(), j.planned);
   r.devices = j.devices;
   for (const auto& [index, res] : j.points) r.results.push_back(res);
@@ -282,8 +281,8 @@ run_journal::run_journal(const std::string& output_path) : path_(journal_path(ou
       ::close(fd_);
       fd_ = -1;
       if (err != EACCES && err != EAGAIN)
-        throw usage_error(fmt::format("cannot lock the journal {}: {}", clip(path_, 200),
-                                      std::strerror(err)));
+        throw usage_error(
+            fmt::format("cannot lock the journal {}: {}", clip(path_, 200), std::strerror(err)));
       throw usage_error(fmt::format(
           "--output {}: another process{} is writing it (it holds the lock on {}); wait for it to "
           "end or give another --output",
@@ -298,8 +297,8 @@ run_journal::run_journal(const std::string& output_path) : path_(journal_path(ou
     fd_ = -1;
   }
   if (fd_ < 0)
-    throw usage_error(fmt::format("cannot lock the journal {}: it keeps being replaced",
-                                  clip(path_, 200)));
+    throw usage_error(
+        fmt::format("cannot lock the journal {}: it keeps being replaced", clip(path_, 200)));
   struct stat st {};
   ::fstat(fd_, &st);
   if (static_cast<std::uint64_t>(st.st_size) > max_untrusted_file_bytes) {
@@ -311,8 +310,8 @@ run_journal::run_journal(const std::string& output_path) : path_(journal_path(ou
   text_.resize(static_cast<std::size_t>(st.st_size));
   std::size_t done = 0;
   while (done < text_.size()) {
-    const ssize_t n = ::pread(fd_, text_.data() + done, text_.size() - done,
-                              static_cast<off_t>(done));
+    const ssize_t n =
+        ::pread(fd_, text_.data() + done, text_.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       const int err = errno;
@@ -385,8 +384,8 @@ void run_journal::write_line(const std::string& line) {
   };
   std::size_t done = 0;
   while (done < line.size()) {
-    const ssize_t n = ::pwrite(fd_, line.data() + done, line.size() - done,
-                               static_cast<off_t>(size_ + done));
+    const ssize_t n =
+        ::pwrite(fd_, line.data() + done, line.size() - done, static_cast<off_t>(size_ + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       if (n == 0) errno = ENOSPC;

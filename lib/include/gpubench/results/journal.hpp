@@ -38,13 +38,13 @@ std::string identity_difference(const journal_identity& was, const journal_ident
 struct journal_contents {
   bool has_header = false;
   journal_identity identity;
-  run_meta meta;     ///< the run's meta as it started
-  long pid = 0;      ///< the process that wrote the header
-  std::size_t planned = 0; ///< points in the run's plan
-  std::map<std::size_t, result> points;  ///< by 0-based plan index
-  std::vector<device_record> devices;    ///< the last devices recorded
-  std::size_t valid_bytes = 0;           ///< the length of the complete lines
-  bool torn_tail = false;                ///< a last line without its newline (ignored)
+  run_meta meta;                        ///< the run's meta as it started
+  long pid = 0;                         ///< the process that wrote the header
+  std::size_t planned = 0;              ///< points in the run's plan
+  std::map<std::size_t, result> points; ///< by 0-based plan index
+  std::vector<device_record> devices;   ///< the last devices recorded
+  std::size_t valid_bytes = 0;          ///< the length of the complete lines
+  bool torn_tail = false;               ///< a last line without its newline (ignored)
 };
 
 /// Whether `text` starts like a journal (its first line is a journal header).
