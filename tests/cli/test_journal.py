@@ -229,6 +229,7 @@ class KilledAtRandom(unittest.TestCase):
             self.assertEqual(run(*SLOW_SWEEP, "--output", out).returncode, 0)
             whole = time.monotonic() - began
         deadline = time.monotonic() + 90
+        kept_counts = []
         for trial in range(self.TRIALS):
             self.assertLess(time.monotonic(), deadline, f"trial {trial}: out of time (seed {seed})")
             with tempdir() as d, self.subTest(trial=trial):
@@ -241,6 +242,7 @@ class KilledAtRandom(unittest.TestCase):
                 kept = []
                 if os.path.exists(journal):
                     kept = journal_lines(journal)[1:]
+                kept_counts.append(len(kept) if os.path.exists(journal) else "-")
                 resumed = run(*SLOW_SWEEP, "--output", out, "--resume")
                 self.assertEqual(resumed.returncode, 0, f"seed {seed}: {resumed.stderr}")
                 with open(out, encoding="utf-8") as f:
@@ -256,6 +258,8 @@ class KilledAtRandom(unittest.TestCase):
                 # SIGKILL during the final write can leave its temporary file (nothing can remove
                 # it); never a journal once the run is complete.
                 self.assertNotIn("out.json.journal", leftovers)
+        # "-": killed before the journal existed, or after the finished run deleted it.
+        print(f"test_journal KilledAtRandom: points kept per trial {kept_counts}")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/stat.h>
@@ -39,6 +40,14 @@ std::string checksum(const json& j) {
 std::string sealed_line(json j) {
   j["check"] = checksum(j);
   return j.dump() + "\n";
+}
+
+/// CPU time of the whole process (every thread), in seconds: what a point cost, apart from waiting
+/// (for the disk, for a core shared with other processes).
+double process_cpu_seconds() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 double steady_seconds() {
@@ -362,6 +371,7 @@ void run_journal::append(std::size_t index, const result& r,
   const json whole = to_json(one);
   json line{{"point", index},
             {"t", std::max(0.0, steady_seconds() - started_)},
+            {"cpu_s", process_cpu_seconds()},
             {"result", whole.at("results").at(0)}};
   if (std::string now = whole.at("devices").dump(); now != devices_written_ && !devices.empty()) {
     line["devices"] = whole.at("devices");
