@@ -112,16 +112,15 @@ int run_journaled(const std::vector<planned_point>& points, const common_options
                            "replaced (--resume keeps its points)",
                            journal.path()));
   }
-  const run_meta started = kept.has_header ? kept.meta : collect_meta(argv);
-  journal.start(id, started, points.size(), kept.has_header ? kept.valid_bytes : 0);
-
   // A journal without a point is worth nothing: a run that fails before its first point (bad
-  // input, no GPU) leaves no file behind.
+  // input, no GPU, no room for the header) leaves no file behind.
   const auto holds_points = [&] { return !kept.points.empty() || journal.appended() > 0; };
-  run_context ctx(opts);
-  journal_observer observer(journal, ctx, kept);
+  const run_meta started = kept.has_header ? kept.meta : collect_meta(argv);
   run_report report;
   try {
+    journal.start(id, started, points.size(), kept.has_header ? kept.valid_bytes : 0);
+    run_context ctx(opts);
+    journal_observer observer(journal, ctx, kept);
     report = execute(points, ctx, argv, &observer);
   } catch (...) {
     if (!holds_points()) journal.remove();

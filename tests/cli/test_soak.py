@@ -30,75 +30,99 @@ def peak_rss_kib(args, out):
     return proc.returncode, stderr, usage.ru_maxrss
 
 
+def cpu_per_point(points, window):
+    """The lower decile of the points' own CPU time in `window` (a slice of the steps between
+    consecutive lines): what a point costs gpubench when no other process gets in its way."""
+    cpu = [p["cpu_s"] for p in points]
+    steps = sorted([b - a for a, b in zip(cpu, cpu[1:])][window])
+    return steps[len(steps) // 10]
+
+
+def wall_per_point(points, window):
+    t = [p["t"] for p in points]
+    steps = [b - a for a, b in zip(t, t[1:])][window]
+    return sum(steps) / len(steps)
+
+
 class Soak(unittest.TestCase):
+    ATTEMPTS = 3
+
+    def sweep_2000(self, d):
+        """Runs the 2,000-point sweep, reading its journal while it grows (an open descriptor
+        still reads it once the finished run has deleted it). Checks the final file against the
+        journal; returns (wall seconds, peak RSS in KiB, the journal's point lines)."""
+        out = os.path.join(d, "s2000.json")
+        journal = out + ".journal"
+        proc = subprocess.Popen([GPUBENCH, *sweep(2000), "--output", out],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        began = time.monotonic()
+        handle, chunks = None, []
+        while True:
+            if handle is None:
+                try:
+                    handle = open(journal, "rb")  # pylint: disable=consider-using-with
+                except FileNotFoundError:
+                    pass
+            if handle is not None:
+                chunks.append(handle.read())
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid != 0:
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                break
+            time.sleep(0.02)
+        wall = time.monotonic() - began
+        self.assertIsNotNone(handle, "the run wrote no journal")
+        chunks.append(handle.read())  # the rest, read after the run deleted the journal
+        handle.close()
+        stderr = proc.stderr.read().decode()
+        proc.stderr.close()
+        self.assertEqual(proc.returncode, 0, stderr)
+        self.assertFalse(os.path.exists(journal), "a finished run removes its journal")
+
+        lines = [json.loads(x) for x in b"".join(chunks).decode().split("\n")[:-1]]
+        header, points = lines[0], lines[1:]
+        self.assertEqual(header["planned"], 2000)
+        self.assertEqual([p["point"] for p in points], list(range(2000)))
+        with open(out, encoding="utf-8") as f:
+            doc = json.load(f)
+        validate(doc)
+        self.assertEqual(len(doc["results"]), 2000)
+        for p in points:
+            self.assertEqual(doc["results"][p["point"]], p["result"],
+                             f"point {p['point']}: the file and the journal differ")
+        return wall, usage.ru_maxrss, points
+
     def test_two_thousand_points_stay_flat_in_memory_and_time(self):
+        first_window = slice(WARMUP_POINTS, WARMUP_POINTS + 200)
+        last_window = slice(1799, 1999)
         with tempdir() as d:
-            out200 = os.path.join(d, "s200.json")
-            code, stderr, rss200 = peak_rss_kib(sweep(200), out200)
+            code, stderr, rss200 = peak_rss_kib(sweep(200), os.path.join(d, "s200.json"))
             self.assertEqual(code, 0, stderr)
-
-            out = os.path.join(d, "s2000.json")
-            journal = out + ".journal"
-            proc = subprocess.Popen([GPUBENCH, *sweep(2000), "--output", out],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            began = time.monotonic()
-            handle, chunks = None, []
-            while True:
-                if handle is None:
-                    try:
-                        handle = open(journal, "rb")  # pylint: disable=consider-using-with
-                    except FileNotFoundError:
-                        pass
-                if handle is not None:
-                    chunks.append(handle.read())
-                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-                if pid != 0:
-                    proc.returncode = os.waitstatus_to_exitcode(status)
+            # Wall time per point follows the machine more than gpubench (an fdatasync on a disk
+            # shared with builds takes 0.3 ms, or 4 ms for a file-system journal commit), and so
+            # does CPU time under contention: the lower decile of each point's own CPU time is
+            # compared, and a sweep whose figure is off is run again (at most 3 times). A point
+            # whose cost grew with the points before it (a leak, a structure walked whole per
+            # point) grows in every attempt.
+            ratios = []
+            for attempt in range(1, self.ATTEMPTS + 1):
+                wall, rss2000, points = self.sweep_2000(d)
+                self.assertLessEqual(rss2000, 1.5 * rss200,
+                                     f"peak RSS {rss2000} KiB after 2000 points, {rss200} after 200")
+                first = cpu_per_point(points, first_window)
+                last = cpu_per_point(points, last_window)
+                ratios.append(last / first)
+                print(f"soak (attempt {attempt}): 2000 points in {wall:.1f} s; peak RSS {rss200} "
+                      f"KiB after 200 points, {rss2000} KiB after 2000 ({rss2000 / rss200:.2f}x); "
+                      f"CPU time per point (lower decile) {first * 1e3:.3f} ms (points "
+                      f"{WARMUP_POINTS + 2}-{WARMUP_POINTS + 201}), {last * 1e3:.3f} ms (points "
+                      f"1801-2000, {last / first:.2f}x); mean wall time per point "
+                      f"{wall_per_point(points, first_window) * 1e3:.3f} ms and "
+                      f"{wall_per_point(points, last_window) * 1e3:.3f} ms")
+                if last <= 1.2 * first:
                     break
-                time.sleep(0.02)
-            wall = time.monotonic() - began
-            self.assertIsNotNone(handle, "the run wrote no journal")
-            chunks.append(handle.read())  # the rest, read after the run deleted the journal
-            handle.close()
-            stderr = proc.stderr.read().decode()
-            proc.stderr.close()
-            self.assertEqual(proc.returncode, 0, stderr)
-            rss2000 = usage.ru_maxrss
-            self.assertFalse(os.path.exists(journal), "a finished run removes its journal")
-
-            lines = [json.loads(x) for x in b"".join(chunks).decode().split("\n")[:-1]]
-            header, points = lines[0], lines[1:]
-            self.assertEqual(header["planned"], 2000)
-            self.assertEqual([p["point"] for p in points], list(range(2000)))
-            with open(out, encoding="utf-8") as f:
-                doc = json.load(f)
-            validate(doc)
-            self.assertEqual(len(doc["results"]), 2000)
-            for p in points:
-                self.assertEqual(doc["results"][p["point"]], p["result"],
-                                 f"point {p['point']}: the file and the journal differ")
-
-            # Each point's own cost: its line's figures less the previous line's. Wall time per
-            # point follows the machine more than gpubench (an fdatasync on a disk shared with
-            # builds takes 0.3 ms or a 4 ms journal commit); the process's CPU time is what a
-            # point cost gpubench itself, and is what would grow if a point's cost grew with the
-            # points before it (a leak, a structure walked whole per point).
-            def per_point(key, window):
-                values = [p[key] for p in points]
-                steps = [b - a for a, b in zip(values, values[1:])]
-                return sum(steps[window]) / len(steps[window])
-
-            first_window = slice(WARMUP_POINTS, WARMUP_POINTS + 200)
-            last_window = slice(len(points) - 201, len(points) - 1)
-            first, last = per_point("cpu_s", first_window), per_point("cpu_s", last_window)
-            wall_first, wall_last = per_point("t", first_window), per_point("t", last_window)
-            print(f"soak: 2000 points in {wall:.1f} s; peak RSS {rss200} KiB after 200 points, "
-                  f"{rss2000} KiB after 2000 ({rss2000 / rss200:.2f}x); CPU time per point "
-                  f"{first * 1e3:.3f} ms (points {WARMUP_POINTS + 2}-{WARMUP_POINTS + 201}), "
-                  f"{last * 1e3:.3f} ms (points 1801-2000, {last / first:.2f}x); wall time per "
-                  f"point {wall_first * 1e3:.3f} ms and {wall_last * 1e3:.3f} ms")
-            self.assertLessEqual(rss2000, 1.5 * rss200)
-            self.assertLessEqual(last, 1.2 * first, "the CPU time per point grows along the sweep")
+            self.assertLessEqual(min(ratios), 1.2,
+                                 f"the CPU time per point grows along the sweep: {ratios}")
 
 
 if __name__ == "__main__":
