@@ -192,6 +192,9 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     // Multi-GPU (issue 16, docs/multi-gpu.md)
     cmd.add_flag("--concurrent", opts.concurrent,
                  "with several devices: run each point on all of them at once (docs/multi-gpu.md)");
+    cmd.add_flag("--resume", opts.resume,
+                 "continue the run that FILE.journal of --output FILE recorded: keep its points, "
+                 "measure the rest (docs/reliability.md)");
     cmd.add_option("--sync-timeout", opts.sync_timeout,
                    "seconds a GPU thread or MPI rank waits for the others before giving up")
         ->transform(number_text)
@@ -259,6 +262,7 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   if (!(opts.sync_timeout > 0 && opts.sync_timeout <= 86400))
     throw usage_error(fmt::format("--sync-timeout: {} must be a number of seconds in (0, 86400]",
                                   opts.sync_timeout));
+  check_resume(opts, false); // before --concurrent's own checks: it names the reason
   if (opts.concurrent && opts.cpu_only)
     throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
 
@@ -520,10 +524,11 @@ int emit_report(const run_report& report, const common_options& opts) {
   const auto render = [&report](output_format f) {
     std::ostringstream text;
     write_report(text, report, f, summary_tables());
-    return text.str();
+    return std::move(text).str(); // the buffer itself: a long sweep's file is megabytes
   };
-  deliver(
-      opts.output_path, [&] { return render(opts.file_format); },
+  deliver_streamed(
+      opts.output_path,
+      [&](std::ostream& os) { write_report(os, report, opts.file_format, summary_tables()); },
       [&] { return render(opts.format); });
   return exit_code_for(report);
 }

@@ -64,6 +64,14 @@ output_formats resolve_output_options(const output_choice& choice, const char* f
 int run_and_emit(const std::vector<planned_point>& points, const common_options& opts,
                  const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu);
 
+/// Throws usage_error when --resume is given where it cannot work: without --output FILE, with
+/// --concurrent, under MPI.
+void check_resume(const common_options& opts, bool under_mpi);
+/// One process on its own: runs the plan with the journal of --output (FILE.journal, locked
+/// while it runs; --resume keeps the points it holds), then emits; returns the exit code.
+int run_journaled(const std::vector<planned_point>& points, const common_options& opts,
+                  const std::vector<std::string>& argv);
+
 void add_benchmark_commands(CLI::App& app, cli_state& state); // vecadd, augment, pipeline
 void add_devices_command(CLI::App& app, cli_state& state);
 void add_run_command(CLI::App& app, cli_state& state);

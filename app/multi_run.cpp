@@ -5,10 +5,24 @@
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 
+#include <fmt/format.h>
+
 namespace gpubench::app {
+
+void check_resume(const common_options& opts, bool under_mpi) {
+  if (!opts.resume) return;
+  if (opts.output_path.empty() || opts.output_path == "-")
+    throw usage_error("--resume needs --output FILE: the journal it continues is FILE.journal");
+  if (under_mpi || opts.concurrent)
+    throw usage_error(fmt::format("--resume does not apply {}: the points of every {} are merged "
+                                  "only at the end, so no journal is kept (docs/multi-gpu.md)",
+                                  under_mpi ? "under MPI" : "with --concurrent",
+                                  under_mpi ? "rank" : "GPU thread"));
+}
 
 int run_and_emit(const std::vector<planned_point>& points, const common_options& opts,
                  const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu) {
+  check_resume(opts, job != nullptr);
   if (job != nullptr) {
     if (opts.concurrent)
       throw usage_error("--concurrent does not apply under MPI: each rank runs one GPU; start "
@@ -30,6 +44,8 @@ int run_and_emit(const std::vector<planned_point>& points, const common_options&
     c.barrier_timeout_s = opts.sync_timeout;
     return emit_report(execute_concurrent(points, opts, argv, c), opts);
   }
+  if (!opts.output_path.empty() && opts.output_path != "-")
+    return run_journaled(points, opts, argv);
   run_context ctx(opts);
   return emit_report(execute(points, ctx, argv), opts);
 }

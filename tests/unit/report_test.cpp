@@ -225,3 +225,27 @@ TEST_CASE("exit codes follow the documented precedence", "[report]") {
   rep.results[0].status = result_status::failed;
   CHECK(exit_code_for(rep) == exit_code::verification_failed);
 }
+
+TEST_CASE("the JSON writer prints what to_json prints, one result at a time", "[report]") {
+  run_report r;
+  r.meta.version = "1.0";
+  r.meta.argv = {"gpubench", "vecadd"};
+  r.meta.test_slowdown = "x:0.1"; // a key after "results" in the document's order
+  for (int i = 0; i < 3; ++i) {
+    result res;
+    res.benchmark = "vecadd";
+    res.params = {{"n", 1000 + i}, {"note", "a\nb"}};
+    measurement m;
+    m.name = "cpu_reference";
+    m.samples = {1e-6 * (i + 1), 2e-6, 3.5e-6};
+    finalize(m);
+    res.measurements.push_back(m);
+    r.results.push_back(res);
+  }
+  for (const std::size_t n : {3U, 1U, 0U}) {
+    r.results.resize(n);
+    std::ostringstream os;
+    write_report(os, r, output_format::json, {});
+    CHECK(os.str() == to_json(r).dump(2) + "\n");
+  }
+}

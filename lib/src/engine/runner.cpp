@@ -214,6 +214,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     rep.meta.incomplete = true;
     rep.meta.incomplete_reason = std::move(why);
   };
+  std::size_t kept_points = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     if (interrupt_requested()) {
@@ -221,11 +222,17 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
                                   i, points.size()));
       break;
     }
+    if (const result* kept = observer != nullptr ? observer->recorded(i) : nullptr) {
+      rep.results.push_back(*kept);
+      ++kept_points;
+      continue;
+    }
     const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
+    const std::size_t ran = i - kept_points; // the ETA counts the points measured here
     const std::string eta =
-        i == 0 ? ""
-               : fmt::format(", ETA {:.0f} s", elapsed / static_cast<double>(i) *
-                                                   static_cast<double>(points.size() - i));
+        ran == 0 ? ""
+                 : fmt::format(", ETA {:.0f} s", elapsed / static_cast<double>(ran) *
+                                                     static_cast<double>(points.size() - i));
     ctx.progress(i + 1, points.size(),
                  fmt::format("{} (elapsed {:.0f} s{})", point_label(p), elapsed, eta));
     if (observer != nullptr) observer->before_point(i);

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <ostream>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -216,8 +218,26 @@ std::string printable_message(std::string_view text) {
   return out;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text,
-                           std::string_view option) {
+namespace {
+
+/// Writes all of `text` to `fd`; 0, or the errno of the failed write.
+int write_all(int fd, std::string_view text) noexcept {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+/// The atomic write, `fill` writing the content to the temporary file's descriptor and returning
+/// 0 or the errno of its failure.
+void write_atomically(const std::string& path, std::string_view option,
+                      const std::function<int(int)>& fill) {
   const std::string target = write_target(path, option);
   struct stat existing {};
   const mode_t mode =
@@ -236,14 +256,18 @@ void write_file_atomically(const std::string& path, const std::string& text,
     throw usage_error(
         fmt::format("cannot write {} ({}): {}", shown(path), what, std::strerror(err)));
   };
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write");
-    }
-    done += static_cast<std::size_t>(n);
+  int written = 0;
+  try {
+    written = fill(fd);
+  } catch (...) { // the content could not be made (out of memory): no temporary file stays
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    clear_pending();
+    throw;
+  }
+  if (written != 0) {
+    errno = written;
+    fail("write");
   }
   // mkstemp creates 0600: give the file the mode it had, or the one the umask asks for.
   if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) fail("sync");
@@ -260,6 +284,25 @@ void write_file_atomically(const std::string& path, const std::string& text,
     throw usage_error(fmt::format("cannot write {}: {}", shown(path), std::strerror(err)));
   }
   clear_pending();
+}
+
+} // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text,
+                           std::string_view option) {
+  write_atomically(path, option, [&text](int fd) { return write_all(fd, text); });
+}
+
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& writer,
+                           std::string_view option) {
+  write_atomically(path, option, [&writer](int fd) {
+    checked_fd_buf buf(fd);
+    std::ostream os(&buf);
+    writer(os);
+    os.flush();
+    return buf.take_error();
+  });
 }
 
 namespace {
@@ -354,6 +397,19 @@ void write_stdout(std::string_view text) {
     }
     done += static_cast<std::size_t>(n);
   }
+}
+
+void deliver_streamed(const std::string& output_path,
+                      const std::function<void(std::ostream&)>& write_file,
+                      const std::function<std::string()>& stdout_text) {
+  if (output_path == "-") {
+    std::ostringstream text;
+    write_file(text);
+    write_stdout(std::move(text).str());
+    return;
+  }
+  if (!output_path.empty()) write_file_atomically(output_path, write_file);
+  write_stdout(stdout_text());
 }
 
 void deliver(const std::string& output_path, const std::function<std::string()>& file_text,

@@ -412,6 +412,9 @@ json to_json(const run_report& rep) {
   if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
   // The NVIDIA driver's own version, where the machine has a driver (absent from older files).
   if (!rep.meta.nvidia_driver.empty()) j["meta"]["cuda"]["nvidia_driver"] = rep.meta.nvidia_driver;
+  // --resume: present only in a resumed run.
+  if (!rep.meta.resumed_at.empty())
+    j["meta"]["resumed"] = {{"at", rep.meta.resumed_at}, {"kept_points", rep.meta.resumed_points}};
   // Multi-GPU (issue 16): present only in concurrent and MPI runs.
   if (!rep.ranks.is_null()) j["ranks"] = rep.ranks;
   if (!rep.aggregate.is_null()) j["aggregate"] = rep.aggregate;
@@ -479,6 +482,11 @@ run_report report_from_json(const json& j) {
     rep.meta.incomplete_reason = *why;
   if (const auto* t = meta.maybe("test_slowdown", json::value_t::string))
     rep.meta.test_slowdown = *t;
+  if (const auto* resumed = meta.maybe("resumed", json::value_t::object)) {
+    const reader r(*resumed, "meta.resumed");
+    rep.meta.resumed_at = r.str("at");
+    rep.meta.resumed_points = integer_in<std::size_t>(r, "kept_points", 0, std::size_t{1} << 40);
+  }
   const auto& devices = top.at("devices", json::value_t::array);
   for (std::size_t i = 0; i < devices.size(); ++i)
     rep.devices.push_back(device_from_json(devices[i], fmt::format("devices[{}]", i)));

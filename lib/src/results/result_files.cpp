@@ -4,6 +4,7 @@
 
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/journal.hpp"
 
 #include <fmt/format.h>
 
@@ -20,7 +21,15 @@ using nlohmann::json;
 run_report load_report(const std::string& path) {
   // Bounded in size, type and depth (untrusted_file.hpp): params, details and derived are kept
   // as any JSON and serialized later, which must stay shallow.
-  const json j = load_untrusted_json(path, "result file");
+  json j;
+  try {
+    const std::string text = read_untrusted_file(path, "result file");
+    // FILE.journal of a run that has not finished (or was killed) reads as an incomplete run.
+    if (looks_like_journal(text)) return journal_report(parse_journal(text, path));
+    j = parse_untrusted_json(text, path);
+  } catch (const std::bad_alloc&) {
+    throw usage_error(fmt::format("{}: out of memory while loading the result file", clip(path)));
+  }
   try {
     return report_from_json(j);
   } catch (const usage_error& e) {
@@ -85,7 +94,7 @@ result_file load_result_file(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   f.raw = json::parse(buffer.str(), nullptr, false);
-  if (f.raw.is_discarded()) f.raw = json::object();
+  if (f.raw.is_discarded()) f.raw = to_json(f.report); // a journal: its points as a result file
   return f;
 }
 

@@ -29,6 +29,8 @@ struct common_options {
   bool concurrent = false; ///< --concurrent: each point on every selected GPU at once
   /// --sync-timeout: deadline (s) of each barrier between GPU threads or MPI ranks
   double sync_timeout = 600;
+  /// --resume: keep the points the journal of --output holds (docs/reliability.md)
+  bool resume = false;
 };
 
 /// Which of the common options a subcommand offers: only those that do something there. --device,

@@ -23,6 +23,9 @@ public:
   virtual ~point_observer() = default;
   virtual void before_point(std::size_t index) = 0;
   virtual void after_point(std::size_t index, result& r) = 0;
+  /// A result recorded earlier for point `index` (a resumed run's journal), taken as it is: the
+  /// point is not run and before_point/after_point are not called for it. nullptr: run it.
+  virtual const result* recorded(std::size_t /*index*/) { return nullptr; }
 };
 
 /// Runs every point. Out-of-memory marks a point skipped (reason kept) and the run goes on; a

@@ -3,6 +3,7 @@
 // and stdout (every write checked). docs/errors.md, "Output".
 #include <cstddef>
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <streambuf>
 #include <string>
@@ -25,6 +26,12 @@ void check_output_path(const std::string& path, std::string_view option = "--out
 /// 0666 less the umask. A symlink is followed (the link stays; a missing target is created). The
 /// temporary file is removed on failure and by remove_pending_temp_file().
 void write_file_atomically(const std::string& path, const std::string& text,
+                           std::string_view option = "--output");
+
+/// The same, the content written by `writer` straight to the temporary file (a long sweep's result
+/// file is never held in memory whole). A failed write is reported as above.
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& writer,
                            std::string_view option = "--output");
 
 /// Whether `a` and `b` name the same file: the same inode when both exist (through symlinks,
@@ -105,6 +112,12 @@ void write_stdout(std::string_view text);
 /// rendered only when needed.
 void deliver(const std::string& output_path, const std::function<std::string()>& file_text,
              const std::function<std::string()>& stdout_text);
+
+/// deliver() with the file's content written by `write_file` as it is rendered, not first made
+/// into one string.
+void deliver_streamed(const std::string& output_path,
+                      const std::function<void(std::ostream&)>& write_file,
+                      const std::function<std::string()>& stdout_text);
 
 /// Async-signal-safe: removes the temporary file of an atomic write in progress, if any. For the
 /// signal handler, which then ends the process.

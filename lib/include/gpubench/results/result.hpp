@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -85,6 +86,10 @@ struct run_meta {
   bool incomplete = false;
   std::string incomplete_reason;
   std::string test_slowdown; ///< GPUBENCH_TEST_SLOWDOWN when set (test-only; docs/ci.md)
+  /// --resume (journal.hpp): when the run was resumed (UTC, ISO 8601; "" if it was not) and how
+  /// many of its points came from the journal of the killed run.
+  std::string resumed_at;
+  std::size_t resumed_points = 0;
 };
 
 struct run_report {
