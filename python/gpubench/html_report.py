@@ -20,6 +20,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 
 from gpubench import charts
 
@@ -84,7 +85,10 @@ class Page:
         and closes it. Each chart gets its own id salt: several SVGs share one document."""
         plt = charts.plt
         self.charts += 1
-        with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"chart{self.charts}"}):
+        with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"chart{self.charts}"}), \
+                warnings.catch_warnings():
+            # Long labels: tight_layout does what it can; its warning would only alarm the user.
+            warnings.simplefilter("ignore", UserWarning)
             fig.tight_layout()
             buf = io.StringIO()
             fig.savefig(buf, format="svg", metadata={"Date": None})
@@ -323,8 +327,16 @@ def compare_chart(rows, title):
         if any(r["verdict"] == verdict for r in rows):
             ax.plot([], [], "o", color=colour, label=verdict)
     ax.axvline(0, color="black", linewidth=0.8)
+    # The parameters that tell the rows apart, not those every row shares: labels stay short.
+    values = {}
+    for r in rows:
+        for k, v in r.get("params", {}).items():
+            values.setdefault(k, set()).add(json.dumps(v, sort_keys=True))
+    keys = [k for k, v in values.items() if len(v) > 1]
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([row_name(r) for r in rows], fontsize="small")
+    ax.set_yticklabels([f"{r['benchmark']} "
+                        f"{params_text({k: r['params'][k] for k in keys if k in r['params']})}: "
+                        f"{r['measurement']}" for r in rows], fontsize="small")
     ax.invert_yaxis()
     ax.set_title(title)
     charts.finish(ax, "change of the median time, NEW vs BASE (%), with its interval "
