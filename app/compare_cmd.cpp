@@ -288,7 +288,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       job.fresh = new_paths;
       job.terminal = render(output_format::table);
       job.comparison_json = render(output_format::json);
-      const std::string page = render_html_page(job);
+      std::string page = render_html_page(job);
       deliver(
           html->path, [&] { return page; },
           [&] { return html->text_to_stdout ? render(formats.out) : std::string(); });

@@ -124,10 +124,12 @@ std::optional<int> run_child(const std::vector<std::string>& args, const fs::pat
   const std::string old_path = env_or_empty("PYTHONPATH");
   env_text.push_back("PYTHONPATH=" + root.string() + (old_path.empty() ? "" : ":" + old_path));
   std::vector<char*> envp;
+  envp.reserve(env_text.size() + 1);
   for (auto& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
   std::vector<std::string> argv_text = args;
   std::vector<char*> argv;
+  argv.reserve(argv_text.size() + 1);
   for (auto& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;

@@ -76,7 +76,7 @@ void add_report_command(CLI::App& app, cli_state& state) {
       job.kind = args->paths.size() == 1 ? "run" : "history";
       job.files = args->paths;
       if (args->paths.size() == 1) job.terminal = render(output_format::table);
-      const std::string page = render_html_page(job);
+      std::string page = render_html_page(job);
       deliver(
           html->path, [&] { return page; },
           [&] { return html->text_to_stdout ? render(formats.out) : std::string(); });

@@ -10,7 +10,10 @@ source_dir=$(cd "$(dirname "$0")/.." && pwd)
 gpubench=$build/app/gpubench
 [[ -x $gpubench ]] || { echo "check-html: $gpubench is not built" >&2; exit 2; }
 browser=$(command -v chromium || true)
-[[ -n $browser ]] || { echo "check-html: chromium not found: apt-get install chromium" >&2; exit 2; }
+if [[ -z $browser ]]; then
+  echo "check-html: chromium not found: apt-get install chromium" >&2
+  exit 2
+fi
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-check-html-XXXXXX")
@@ -18,7 +21,8 @@ trap 'rm -rf "$work"' EXIT
 export GPUBENCH_PYTHON=$python
 
 "$python" "$source_dir/tests/data/make_history.py" "$work/history" 8 --slow 5
-"$gpubench" report "$source_dir/tests/data/synthetic-h200.json" --format html --output "$work/run.html"
+"$gpubench" report "$source_dir/tests/data/synthetic-h200.json" --format html \
+  --output "$work/run.html"
 rc=0
 "$gpubench" compare "$work/history/run-004.json" "$work/history/run-005.json" --format html \
   --output "$work/compare.html" || rc=$?
@@ -36,7 +40,8 @@ for page in run compare history; do
   "$browser" "${flags[@]}" --window-size=1280,2400 --screenshot="$work/$page.png" \
     "file://$file" >/dev/null 2>>"$work/$page.log" || true
   found=$(grep -o '<svg ' "$work/$page.dom" | wc -l || true)
-  errors=$(grep -E 'CONSOLE|Uncaught|ERR_FILE_NOT_FOUND|net::ERR' "$work/$page.log" | grep -vi dbus || true)
+  errors=$(grep -E 'CONSOLE|Uncaught|ERR_FILE_NOT_FOUND|net::ERR' "$work/$page.log" |
+           grep -vi dbus || true)
   verdict=$("$python" - "$work/$page.png" <<'PY'
 import sys
 try:

@@ -138,7 +138,8 @@ def table(header, rows, numeric=()):
         for i, cell in enumerate(row):
             text, cls = cell if isinstance(cell, tuple) else (cell, "")
             cls = " ".join(c for c in (cls, "num" if i in numeric else "") if c)
-            cells.append(f"<td class=\"{cls}\">{esc(text)}</td>" if cls else f"<td>{esc(text)}</td>")
+            attr = f' class="{cls}"' if cls else ""
+            cells.append(f"<td{attr}>{esc(text)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
     return "".join(out)
@@ -412,6 +413,7 @@ def run_label(doc, index):
 def compare_pair(exe, base, new):
     """compare's JSON for two files (compare's rule; --force: a driver update between commits is
     noted, not refused). None with the reason when compare gives none."""
+    base, new = (p if not p.startswith("-") else "./" + p for p in (base, new))
     proc = subprocess.run([exe, "compare", base, new, "--format", "json", "--force",
                            "--min-compared", "0%"], capture_output=True, text=True, check=False)
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
