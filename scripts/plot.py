@@ -24,7 +24,8 @@ import argparse
 import os
 import sys
 
-# The chart module: python/ in the source tree; installed, /usr/share/gpubench/python beside it.
+# The chart module: python/ of the source tree (or /usr/share/gpubench/python, as the .deb installs
+# it, when the script is copied there).
 _HERE = os.path.dirname(os.path.abspath(__file__))
 for _candidate in (os.path.join(_HERE, "..", "python"), os.path.join(_HERE, "python")):
     if os.path.isfile(os.path.join(_candidate, "gpubench", "charts.py")):
@@ -42,7 +43,7 @@ def main(argv=None):
     try:
         plt = charts.use_matplotlib()
     except ImportError:
-        sys.stderr.write("plot.py " + charts.MATPLOTLIB_MISSING.format(
+        sys.stderr.write("plot.py: " + charts.MATPLOTLIB_MISSING.format(
             exe=sys.executable, version=sys.version.split()[0]) + "\n")
         return 2
     try:

@@ -14,9 +14,9 @@ import statistics
 
 SCHEMA = "gpubench/1"
 MATPLOTLIB_MISSING = (
-    "needs the Python module matplotlib, which the interpreter {exe} (Python {version}) lacks. "
-    "Install it: on Debian/Ubuntu `sudo apt install python3-matplotlib`; with pip "
-    "`{exe} -m pip install matplotlib` (or `pip install 'gpubench[html]'` for the wheel)")
+    "the Python interpreter {exe} (Python {version}) has no module 'matplotlib'. Install it for "
+    "this interpreter: {exe} -m pip install matplotlib (Debian/Ubuntu system Python: sudo apt "
+    "install python3-matplotlib; the gpubench wheel: pip install 'gpubench[html]')")
 
 
 def import_pyplot():

@@ -538,7 +538,8 @@ def main(argv=None):
     try:
         charts.use_matplotlib()
     except ImportError:
-        sys.stderr.write("gpubench: --format html " + charts.MATPLOTLIB_MISSING.format(
+        sys.stderr.write("gpubench: --format html draws its charts with matplotlib, and "
+                         + charts.MATPLOTLIB_MISSING.format(
             exe=sys.executable, version=sys.version.split()[0]) + "\n")
         return 2
     terminal = None
