@@ -1,6 +1,7 @@
 // gpubench compare BASE NEW (or --base FILE... --new FILE...): the regression gate
 // (docs/compare.md, docs/ci.md).
 #include "commands.hpp"
+#include "html_page.hpp"
 
 #include "gpubench/scale/multi_gpu_report.hpp"
 
@@ -141,6 +142,7 @@ Examples:
   gpubench compare --base base-*.json --new new-*.json --threshold 5%
   gpubench compare base.json new.json --gate host --host-threshold 15%
   gpubench compare baseline.json new.json --format md --junit compare.xml
+  gpubench compare baseline.json new.json --format html --output compare.html
   scripts/ab-gate.sh build-main/app/gpubench build/app/gpubench configs/ci-smoke.json 5
 )";
 
@@ -201,7 +203,8 @@ void add_compare_command(CLI::App& app, cli_state& state) {
                   "Judge only measurements on this clock: gpu or host (default: both)")
       ->type_name("{gpu|host}")
       ->check(non_empty_text);
-  add_output_options(*cmd, args->output, "Output: table (default), md, json or csv",
+  add_output_options(*cmd, args->output,
+                     "Output: table (default), md, json, csv, or html (a page, with --output)",
                      "the comparison");
   args->junit_option =
       cmd->add_option("--junit", args->junit_path, "Also write the comparison as JUnit XML to FILE")
@@ -209,7 +212,9 @@ void add_compare_command(CLI::App& app, cli_state& state) {
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
   cmd->callback([args, &state] {
-    const output_formats formats = resolve_output_options(args->output, "table, md, json or csv");
+    const auto html = html_output(args->output);
+    const output_formats formats =
+        resolve_output_options(html ? html->rest : args->output, "table, md, json, csv or html");
     if (!(args->alpha > 0 && args->alpha < 1)) {
       throw usage_error(fmt::format("--alpha: {} is not a probability in (0, 1)", args->alpha));
     }
@@ -289,9 +294,22 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       write_comparison(text, c, f);
       return text.str();
     };
-    deliver(
-        args->output.output_path, [&] { return render(formats.file); },
-        [&] { return render(formats.out); });
+    if (html) {
+      html_job job;
+      job.kind = "compare";
+      job.base = base_paths;
+      job.fresh = new_paths;
+      job.terminal = render(output_format::table);
+      job.comparison_json = render(output_format::json);
+      std::string page = render_html_page(job);
+      deliver(
+          html->path, [&] { return page; },
+          [&] { return html->text_to_stdout ? render(formats.out) : std::string(); });
+    } else {
+      deliver(
+          args->output.output_path, [&] { return render(formats.file); },
+          [&] { return render(formats.out); });
+    }
     state.exit_code = exit_code_for(c);
     if (state.exit_code == exit_code::usage) {
       std::cerr << fmt::format("gpubench compare: only {} of {} BASE measurements compared "

@@ -1,5 +1,6 @@
 // gpubench report FILE...: re-render saved results without re-running; several files are merged.
 #include "commands.hpp"
+#include "html_page.hpp"
 
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/errors.hpp"
@@ -25,6 +26,8 @@ Examples:
   gpubench report seed.json
   gpubench report seed.json --format md > seed.md
   gpubench report monday.json tuesday.json --format csv --output both.csv
+  gpubench report seed.json --format html --output seed.html
+  gpubench report ci/*.json --format html --output history.html   (a history: one file a run)
 )";
 
 } // namespace
@@ -35,12 +38,15 @@ void add_report_command(CLI::App& app, cli_state& state) {
   cmd->add_option("FILE", args->paths, "Result files (JSON from --output); several are merged")
       ->type_name("FILE")
       ->required();
-  add_output_options(*cmd, args->output, "Output: table (default), md, csv or json",
+  add_output_options(*cmd, args->output,
+                     "Output: table (default), md, csv, json, or html (a page, with --output)",
                      "the (merged) result");
   cmd->footer(std::string(report_examples) + exit_codes_help);
 
   cmd->callback([args, &state] {
-    const output_formats formats = resolve_output_options(args->output, "table, json, csv or md");
+    const auto html = html_output(args->output);
+    const output_formats formats =
+        resolve_output_options(html ? html->rest : args->output, "table, json, csv, md or html");
     // Nothing is read yet: a file given twice would list every result twice, and an --output
     // that is an input would replace it.
     if (const auto dup = first_duplicate(args->paths)) {
@@ -65,6 +71,19 @@ void add_report_command(CLI::App& app, cli_state& state) {
       write_report(text, merged, f, summary_tables());
       return text.str();
     };
+    if (html) {
+      // One file: the run's page; several: a history (grouped by configuration and GPU).
+      html_job job;
+      job.kind = args->paths.size() == 1 ? "run" : "history";
+      job.files = args->paths;
+      if (args->paths.size() == 1) job.terminal = render(output_format::table);
+      std::string page = render_html_page(job);
+      deliver(
+          html->path, [&] { return page; },
+          [&] { return html->text_to_stdout ? render(formats.out) : std::string(); });
+      state.exit_code = exit_code::success;
+      return;
+    }
     deliver(
         args->output.output_path, [&] { return render(formats.file); },
         [&] { return render(formats.out); });

@@ -32,6 +32,17 @@ if(GPUBENCH_INSTALL_DOCS)
   add_custom_target(gpubench_docs ALL DEPENDS ${gpubench_generated})
 endif()
 
+# --- The HTML report's Python module (app/html_page.cpp, docs/architecture.md) ------------------
+# The executable looks for gpubench/html_report.py in ../share/gpubench/python beside its own
+# folder: copied there in the build tree (build/app/gpubench -> build/share/...) and installed
+# there by the .deb (/usr/bin/gpubench -> /usr/share/...). The wheel packages python/gpubench
+# whole, and the executable finds it in site-packages.
+set(gpubench_python_modules __init__.py charts.py html_report.py)
+foreach(module IN LISTS gpubench_python_modules)
+  configure_file(${PROJECT_SOURCE_DIR}/python/gpubench/${module}
+                 ${PROJECT_BINARY_DIR}/share/gpubench/python/gpubench/${module} COPYONLY)
+endforeach()
+
 # --- Install layout ----------------------------------------------------------------------------
 if(SKBUILD)
   # The pip wheel (pyproject.toml): the executable inside the Python package, its CUDA runtime
@@ -63,6 +74,8 @@ if(GPUBENCH_INSTALL_DOCS)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gpubench/configs
         FILES_MATCHING PATTERN "*.json")
+install(DIRECTORY ${PROJECT_BINARY_DIR}/share/gpubench/python/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpubench/python FILES_MATCHING PATTERN "*.py")
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
         FILES_MATCHING PATTERN "*.md" PATTERN "*.json" PATTERN "results" EXCLUDE
@@ -103,7 +116,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # likewise with MPI). The CUDA runtime is static; cuBLAS is loaded when the pipeline first needs it, from
 # NVIDIA's package (its repository for Debian 12 calls it libcublas-13-0), hence Recommends.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcublas-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
+# The HTML report (--format html) runs python3 with matplotlib: Recommends as well.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
+    "libcublas-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}, python3, python3-matplotlib")
 # CUPTI (NVIDIA's cuda-cupti-13-0) is loaded only by --timestamps: Suggests.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
     "nvidia-smi, cuda-cupti-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")

@@ -61,6 +61,12 @@ fi
 dpkg-deb -x "$deb" "$WORK/root"
 no_toolkit_libs "$WORK/root/usr/bin/gpubench"
 smoke "$WORK/root/usr/bin/gpubench"
+# The HTML report from the .deb's layout: /usr/bin/gpubench finds /usr/share/gpubench/python.
+grep -q " ./usr/share/gpubench/python/gpubench/html_report.py\$" "$WORK/contents.txt" ||
+  fail "the HTML report's module is missing from the .deb"
+expect_exit 0 "$WORK/root/usr/bin/gpubench" report tests/data/synthetic-h200.json --format html \
+  --output "$WORK/deb-report.html"
+grep -q '<svg' "$WORK/deb-report.html" || fail "the .deb's HTML report has no chart"
 # The installed bash completion, sourced by a non-interactive bash.
 bash -c "source '$WORK/root/usr/share/bash-completion/completions/gpubench' && complete -p gpubench &&
   COMP_WORDS=(gpubench vecadd --dtype b) COMP_CWORD=3 && _gpubench && [[ \"\${COMPREPLY[*]}\" == bf16 ]] &&
@@ -152,6 +158,13 @@ grep -q '"owner": "pip: nvidia_cuda_runtime' "$WORK/doctor.json" ||
   fail "doctor does not name the pip distribution of the runtime"
 grep -q '"owner": "pip: nvidia_cuda_cupti' "$WORK/doctor.json" ||
   fail "doctor does not find CUPTI from the timestamps extra"
+
+# The HTML report's module is in the wheel; the venv has no matplotlib (the html extra), and the
+# message names it.
+expect_exit 2 "$WORK/venv/bin/gpubench" report tests/data/synthetic-h200.json --format html \
+  --output "$WORK/wheel-report.html"
+grep -q "gpubench\[html\]" "$WORK/last.out" || { cat "$WORK/last.out"; fail "wheel: html message"; }
+[[ ! -e $WORK/wheel-report.html ]] || fail "wheel: a page was written without matplotlib"
 
 step "wheel without its NVIDIA wheels"
 python3 -m venv "$WORK/bare"

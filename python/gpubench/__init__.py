@@ -31,4 +31,7 @@ def main() -> None:
     if not exe.exists():
         sys.stderr.write(f"Error: the gpubench executable is missing ({exe}); reinstall gpubench\n")
         sys.exit(2)
+    # --format html runs gpubench.html_report with this interpreter: the one whose environment
+    # holds this package and, with the [html] extra, matplotlib.
+    os.environ.setdefault("GPUBENCH_PYTHON", sys.executable)
     os.execv(str(exe), [str(exe)] + sys.argv[1:])

@@ -237,15 +237,13 @@ class Plot(unittest.TestCase):
 
     def test_one_colour_per_mode_documented_names_and_error_bars(self):
         script = f"""
-import glob, importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("plot", {PLOT!r})
-plot = importlib.util.module_from_spec(spec); spec.loader.exec_module(plot)
-figs = []
-plot.save = lambda fig, out, name, svg, written: figs.append((name, fig))
+import glob, json, sys
+sys.path.insert(0, {os.path.join(SOURCE_DIR, "python")!r})
+from gpubench import charts
+charts.use_matplotlib()
 files = sorted(glob.glob({os.path.join(recorded_results("h200-2026-11-29/first-run"), "*.json")!r}))
-results, gpus, peaks, hosts = plot.load(files)
-plot.plot_pipeline(results, gpus, hosts, "/nonexistent", False, [])
-plot.plot_augment(results, gpus, hosts, "/nonexistent", False, [])
+c = charts.Collection([charts.read_document(f) for f in files])
+figs = [("pipeline-steps", charts.pipeline_figure(c)), ("augment", charts.augment_figure(c))]
 out = []
 for name, fig in figs:
     for ax in fig.axes:

@@ -6,7 +6,7 @@ import sys
 import tempfile
 import unittest
 
-from gpubench_cli import recorded_results
+from gpubench_cli import SYNTHETIC_H200, recorded_results
 
 SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
                             os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -76,8 +76,37 @@ class Plot(unittest.TestCase):
         with open(path, "w", encoding="utf-8") as f:
             json.dump({"schema": "something-else"}, f)
         proc = plot(path, "--out", self.tmp.name)
-        self.assertNotEqual(proc.returncode, 0)
+        self.assertEqual(proc.returncode, 2)  # bad input, as docs/errors.md numbers it
         self.assertIn("not a gpubench/1 result file", proc.stderr)
+
+    def test_a_file_that_is_not_json_is_refused(self):
+        path = os.path.join(self.tmp.name, "notes.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("not json")
+        proc = plot(path, "--out", self.tmp.name)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("not a JSON file", proc.stderr)
+
+    def test_titles_say_what_is_plotted_and_bandwidth_starts_at_zero(self):
+        with open(SYNTHETIC_H200, encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["results"] = [r for r in doc["results"] if r["params"].get("memory") != "pageable"]
+        path = os.path.join(self.tmp.name, "pinned.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        out = os.path.join(self.tmp.name, "plots")
+        proc = plot(path, "--out", out, "--svg")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(out, "vecadd-transfers.svg"), encoding="utf-8") as f:
+            text = f.read()
+        # Pinned memory only: the title must not promise pageable.
+        self.assertIn("pinned host memory", text)
+        self.assertNotIn("pinned vs pageable", text)
+        for name in ("vecadd-bandwidth", "vecadd-transfers"):
+            with open(os.path.join(out, name + ".svg"), encoding="utf-8") as f:
+                self.assertIn("bandwidth (GB/s)", f.read())
+        with open(os.path.join(out, "pipeline-steps.svg"), encoding="utf-8") as f:
+            self.assertIn("scenario ", f.read())
 
 
 if __name__ == "__main__":

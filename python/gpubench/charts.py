@@ -1,0 +1,540 @@
+"""The charts of gpubench result files (schema gpubench/1), drawn with matplotlib.
+
+One module for every picture gpubench draws: scripts/plot.py saves these figures as PNG (and
+SVG), and `gpubench report/compare --format html` inlines the same figures as SVG in one page.
+Each `*_figure` function returns a matplotlib Figure, or None when the files hold nothing for it;
+the caller saves and closes it.
+
+Each point is the rate of the median sample; its error bar spans the rates of the 25th to the 75th
+percentile of the raw samples. A series (a mode, an implementation) has one colour in every
+figure and panel, and legends use the names of the docs (cpu-augment, CPU reference).
+"""
+import json
+import statistics
+
+SCHEMA = "gpubench/1"
+MATPLOTLIB_MISSING = (
+    "the Python interpreter {exe} (Python {version}) has no module 'matplotlib'. Install it for "
+    "this interpreter: {exe} -m pip install matplotlib (Debian/Ubuntu system Python: sudo apt "
+    "install python3-matplotlib; the gpubench wheel: pip install 'gpubench[html]')")
+
+
+def import_pyplot():
+    """matplotlib.pyplot on the Agg backend; raises ImportError when matplotlib is missing."""
+    import matplotlib  # pylint: disable=import-outside-toplevel
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # pylint: disable=import-outside-toplevel
+    return matplotlib.pyplot
+
+
+plt = None  # set by use_matplotlib()
+
+
+def use_matplotlib():
+    """Imports matplotlib once; ImportError when it is missing (the callers name the package)."""
+    global plt  # pylint: disable=global-statement
+    if plt is None:
+        plt = import_pyplot()
+    return plt
+
+
+# The names the docs use for the series whose result keys differ (docs/pipeline.md, augment.md).
+DISPLAY_NAMES = {
+    "cpu_reference": "CPU reference",
+    "cpu_augment": "cpu-augment",
+    "stage_a_cpu": "stage A on the CPU",
+    "h2d": "upload (H2D)",
+}
+IDEAL = "ideal overlap: 1 / max(tA, tB)"
+# One colour per series name across every figure and panel: fixed for the modes and
+# implementations the docs name, then the next free colour in first-seen order.
+FIXED_COLOURS = {
+    "serial": "tab:blue", "streams": "tab:orange", "graph": "tab:green",
+    "cpu-augment": "tab:red", "stage A on the CPU": "tab:brown", "CPU reference": "tab:gray",
+    "staged": "tab:purple", "fused": "tab:cyan", "upload (H2D)": "tab:olive", IDEAL: "black",
+}
+SPARE_COLOURS = ["tab:pink", "tab:olive", "tab:brown", "tab:purple", "tab:cyan", "tab:blue",
+                 "tab:orange", "tab:green", "tab:red", "tab:gray"]
+_assigned = {}
+
+
+class NotAResult(ValueError):
+    """A file that cannot be read as a gpubench/1 result (the message names it)."""
+
+
+def colour_of(label):
+    if label in FIXED_COLOURS:
+        return FIXED_COLOURS[label]
+    if label not in _assigned:
+        _assigned[label] = SPARE_COLOURS[len(_assigned) % len(SPARE_COLOURS)]
+    return _assigned[label]
+
+
+def display_name(key):
+    return DISPLAY_NAMES.get(key, key)
+
+
+class Result:
+    """One result with its device name resolved against the devices of its own file."""
+
+    def __init__(self, raw, device):
+        self.benchmark = raw["benchmark"]
+        self.params = raw.get("params", {})
+        self.status = raw.get("status", "ok")
+        self.device = device
+        self.derived = raw.get("derived", {})
+        self.measurements = {m["name"]: m for m in raw.get("measurements", [])}
+        self.raw = raw
+
+
+def read_document(path):
+    """The parsed JSON of a result file; NotAResult when it is not one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise NotAResult(f"{path}: cannot be read: {e.strerror}") from e
+    except (ValueError, UnicodeDecodeError) as e:
+        raise NotAResult(f"{path}: not a JSON file ({e})") from e
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise NotAResult(f"{path}: not a {SCHEMA} result file")
+    return doc
+
+
+class Collection:
+    """The results of several files, with the GPUs, their peaks and the hosts they name."""
+
+    def __init__(self, docs):
+        self.docs = docs
+        self.results, gpus, self.peaks, hosts = [], set(), {}, set()
+        for doc in docs:
+            devices = {d.get("id"): d for d in doc.get("devices", [])}
+            hosts.add(doc.get("meta", {}).get("host", {}).get("cpu", "CPU"))
+            for raw in doc.get("results", []):
+                if raw.get("rank", 0) > 0:
+                    continue  # a merged multi-GPU file: rank 0 stands for the job here
+                dev = devices.get(raw.get("device", -1))
+                if dev is not None:
+                    gpus.add(dev["name"])
+                    # Merge across files: any file that measured the D2D peak supplies it.
+                    peak = self.peaks.setdefault(dev["name"],
+                                                 {"theoretical": None, "measured": None})
+                    peak["theoretical"] = peak["theoretical"] or dev.get("peak_bytes_per_s")
+                    peak["measured"] = (peak["measured"]
+                                        or dev.get("measured", {}).get("d2d_bytes_per_s"))
+                self.results.append(Result(raw, dev["name"] if dev else None))
+        self.gpus, self.hosts = sorted(gpus), sorted(hosts)
+
+    def machine(self):
+        return (", ".join(self.gpus) if self.gpus
+                else "CPU only (" + ", ".join(self.hosts) + ")")
+
+    def of(self, benchmark):
+        return [r for r in self.results
+                if r.benchmark == benchmark and r.status in ("ok", "failed")]
+
+
+def median(m):
+    return m.get("stats", {}).get("median") or 0.0
+
+
+def rate(m, key):
+    value = m.get("rates", {}).get(key)
+    if value is None and key == "items_per_s" and median(m) > 0:
+        value = m.get("items", 0) / median(m)
+    return value
+
+
+def raw_samples(m):
+    samples = m.get("samples")
+    return [t for t in samples if t and t > 0] if isinstance(samples, list) else []
+
+
+def percentile(values, q):
+    """Linear interpolation between the closest ranks, as numpy's default."""
+    v = sorted(values)
+    if not v:
+        return None
+    pos = (len(v) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def spread(m, work):
+    """The rates (work / sample) of the 25th and 75th percentile samples: a longer sample is a
+    lower rate, so the 75th percentile of the times gives the low end."""
+    times = raw_samples(m)
+    if not times or not work:
+        return None
+    return work / percentile(times, 0.75), work / percentile(times, 0.25)
+
+
+def point(m, key, scale=1.0):
+    """(value, low, high) of a measurement's rate `key`, divided by `scale`."""
+    value = rate(m, key)
+    if not value:
+        return None
+    work = m.get("bytes") if key == "bytes_per_s" else m.get("items")
+    band = spread(m, work)
+    lo, hi = band if band else (value, value)
+    return value / scale, min(lo, value) / scale, max(hi, value) / scale
+
+
+def says_something(series):
+    """A chart of `series` (label -> x -> value) is worth drawing when some line has two points:
+    a single point per series is a table row, not a chart."""
+    return any(len(points) >= 2 for points in series.values())
+
+
+def series_plot(ax, series, marker="o"):
+    """series: label -> x -> value or (value, low, high)."""
+    for label in sorted(series):
+        points = sorted(series[label].items())
+        xs = [p[0] for p in points]
+        triples = [p[1] if isinstance(p[1], tuple) else (p[1], p[1], p[1]) for p in points]
+        ys = [t[0] for t in triples]
+        yerr = [[t[0] - t[1] for t in triples], [t[2] - t[0] for t in triples]]
+        style = {"linestyle": "--"} if label == IDEAL else {}
+        ax.errorbar(xs, ys, yerr=yerr, marker=marker, label=label, color=colour_of(label),
+                    capsize=3, **style)
+
+
+def finish(ax, xlabel, ylabel, legend=True):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+    if legend:
+        ax.legend(fontsize="small")
+
+
+def vecadd_bandwidth_series(c):
+    series = {}
+    for r in c.of("vecadd"):
+        n, dtype = r.params.get("n"), r.params.get("dtype", "?")
+        # The per-launch row, and beside it the back-to-back (--batch-time) and GPU-timestamp
+        # (--timestamps) rows of the same kernel when the run has them.
+        for row, suffix in (("kernel", ""), ("kernel (batch)", ", back to back"),
+                            ("kernel (timestamps)", ", GPU timestamps")):
+            if row in r.measurements and r.params.get("memory", "pinned") == "pinned":
+                label = f"{r.params.get('kernel', 'kernel')} {dtype}{suffix}"
+                p = point(r.measurements[row], "bytes_per_s", 1e9)
+                if p:
+                    series.setdefault(label, {})[n] = p
+        if "cpu_reference" in r.measurements:
+            p = point(r.measurements["cpu_reference"], "bytes_per_s", 1e9)
+            if p:
+                series.setdefault(f"CPU reference {dtype}", {}).setdefault(n, p)
+    return series
+
+
+def bandwidth_figure(c, series, title, xlabel):
+    """Bandwidth vs size on a linear axis from 0, with the theoretical and measured copy peaks."""
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    series_plot(ax, series)
+    for name, peak in c.peaks.items():
+        if peak.get("theoretical"):
+            ax.axhline(peak["theoretical"] / 1e9, color="black", linestyle="--",
+                       label=f"theoretical peak ({name})")
+        if peak.get("measured"):
+            ax.axhline(peak["measured"] / 1e9, color="grey", linestyle=":",
+                       label=f"measured D2D copy peak ({name})")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    finish(ax, xlabel, "bandwidth (GB/s), median, bars 25th-75th percentile")
+    return fig
+
+
+def vecadd_bandwidth_figure(c, require_trend=False):
+    series = vecadd_bandwidth_series(c)
+    if not series or (require_trend and not says_something(series)):
+        return None
+    return bandwidth_figure(c, series, "vecadd kernel bandwidth (c = a + b) vs vector length, "
+                            f"{c.machine()}", "elements per vector (log scale)")
+
+
+def stream_bandwidth_figure(c, require_trend=False):
+    series = {}
+    for r in c.of("stream"):
+        n = r.params.get("n")
+        for name, m in r.measurements.items():
+            if m.get("clock") != "gpu" or "(" in name:
+                continue
+            p = point(m, "bytes_per_s", 1e9)
+            if p:
+                series.setdefault(f"{name} {r.params.get('dtype', '')}".strip(), {})[n] = p
+    if not series or (require_trend and not says_something(series)):
+        return None
+    return bandwidth_figure(c, series, f"stream kernels' bandwidth vs array length, {c.machine()}",
+                            "elements per array (log scale)")
+
+
+def vecadd_transfers_figure(c, require_trend=False):
+    series, memories = {}, set()
+    for r in c.of("vecadd"):
+        for direction in ("h2d", "d2h"):
+            m = r.measurements.get(direction)
+            if m is None:
+                continue
+            memory = r.params.get("memory", "?")
+            memories.add(memory)
+            # Transfers do not depend on the kernel: keep the first measurement of each size.
+            p = point(m, "bytes_per_s", 1e9)
+            if p:
+                series.setdefault(f"{direction.upper()} {memory}", {}).setdefault(
+                    r.params.get("n"), p)
+    if not series or (require_trend and not says_something(series)):
+        return None
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    series_plot(ax, series)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    what = ("pinned vs pageable host memory" if len(memories) > 1
+            else f"{next(iter(memories))} host memory")
+    ax.set_title(f"host-device transfer bandwidth (H2D, D2H), {what}, {c.machine()}")
+    finish(ax, "elements per vector (log scale)",
+           "bandwidth (GB/s), median, bars 25th-75th percentile")
+    return fig
+
+
+def augment_label(r, name):
+    if name in DISPLAY_NAMES:
+        return DISPLAY_NAMES[name]
+    impl = r.params.get("impl")
+    if name in ("staged", "fused") or impl in (None, "all"):
+        return name
+    return impl if name in ("gpu", "kernel", "augment", impl) else f"{impl} {name}"
+
+
+def augment_figure(c, require_trend=False):
+    series = {}
+    for r in c.of("augment"):
+        batch = r.params.get("batch")
+        for name, m in r.measurements.items():
+            p = point(m, "items_per_s")
+            if p:
+                series.setdefault(augment_label(r, name), {}).setdefault(batch, p)
+    if not series or (require_trend and not says_something(series)):
+        return None
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    series_plot(ax, series)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_title("augment (crop, resize, rotate, blur, normalize): images/s vs batch, GPU "
+                 f"implementations and CPU baselines, {c.machine()}")
+    finish(ax, "batch size (images, log scale)", "throughput (images/s, log scale)")
+    return fig
+
+
+def steps_per_s(m):
+    """(value, low, high) steps/s of a measurement."""
+    if m.get("item_unit") == "steps" and rate(m, "items_per_s"):
+        return point(m, "items_per_s")
+    if median(m) <= 0:
+        return None
+    band = spread(m, 1.0)
+    value = 1.0 / median(m)
+    lo, hi = band if band else (value, value)
+    return value, min(lo, value), max(hi, value)
+
+
+def pipeline_figure(c, require_trend=False):
+    panels = {}  # scenario -> label -> batch -> steps/s
+    for r in c.of("pipeline"):
+        scenario = r.params.get("scenario", "pipeline")
+        batch = r.params.get("batch")
+        series = panels.setdefault(scenario, {})
+        stages = [median(r.measurements[s]) for s in ("stage_a", "stage_b") if s in r.measurements]
+        if len(stages) == 2 and max(stages) > 0:
+            series.setdefault(IDEAL, {}).setdefault(batch, 1.0 / max(stages))
+        for name, m in r.measurements.items():
+            if name in ("stage_a", "stage_b"):
+                continue
+            label = display_name(r.params.get("mode") if name in ("step", "steps") else name)
+            value = steps_per_s(m)
+            if value and label:
+                series.setdefault(label, {}).setdefault(batch, value)
+    if require_trend:
+        panels = {k: v for k, v in panels.items() if says_something(v)}
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
+    for ax, scenario in zip(axes[0], sorted(panels)):
+        series_plot(ax, panels[scenario])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(f"scenario {scenario}")
+        finish(ax, "batch size (log scale)", "steps/s (log scale)")
+    fig.suptitle(f"pipeline: steps/s per mode (serial, streams, graph) vs batch, with the ideal "
+                 f"overlap, {c.machine()}")
+    return fig
+
+
+def size_of(r):
+    """The x of a sweep point: elements for vecadd and stream, batch for augment and pipeline."""
+    return r.params.get("n") if r.benchmark in ("vecadd", "stream") else r.params.get("batch")
+
+
+def point_label(r, name):
+    """A measurement named for a reader: benchmark, the parameters that tell points apart, row."""
+    keys = {"vecadd": ("n", "dtype", "kernel", "memory"), "stream": ("n", "dtype"),
+            "augment": ("batch", "impl"), "pipeline": ("scenario", "batch", "mode")}
+    parts = [str(r.params[k]) for k in keys.get(r.benchmark, ()) if k in r.params]
+    return f"{r.benchmark} {' '.join(parts)}: {name}"
+
+
+def energy_figure(c, require_trend=False):
+    """J per element/image/step vs size, gross and net of idle (--energy)."""
+    panels, units = {}, {}  # benchmark -> label -> size -> J/op
+    for r in c.results:
+        x = size_of(r)
+        for name, m in r.measurements.items():
+            e = m.get("energy") or {}
+            if not e.get("supported") or x is None:
+                continue
+            series = panels.setdefault(r.benchmark, {})
+            units[r.benchmark] = e.get("op_unit", "op")
+            label = name if r.benchmark != "pipeline" else \
+                f"{r.params.get('scenario', '')} {r.params.get('mode', '')} {name}"
+            series.setdefault(label, {})[x] = e["j_per_op"]
+            if e.get("j_per_op_net", 0) > 0:
+                series.setdefault(f"{label} (net of idle)", {})[x] = e["j_per_op_net"]
+    if require_trend:
+        panels = {k: v for k, v in panels.items() if says_something(v)}
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
+    for ax, bench in zip(axes[0], sorted(panels)):
+        series_plot(ax, panels[bench])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(bench)
+        finish(ax, ("elements" if bench in ("vecadd", "stream") else "batch size") + " (log scale)",
+               f"energy (J per {units[bench]}, log scale)")
+    fig.suptitle(f"energy per operation (NVML counter; RAPL for the CPU), {c.machine()}")
+    return fig
+
+
+def clocks_figure(c, require_trend=False):
+    """SM clock (min and median) and the throttle flags of every GPU measurement, in the order
+    measured, one labelled row each, so a sweep shows where the clocks fell."""
+    points = []  # (label, median, min, flagged)
+    for r in c.results:
+        for name, m in r.measurements.items():
+            t = m.get("telemetry") or {}
+            sm = t.get("sm_clock_mhz")
+            if not t.get("available") or not sm:
+                continue
+            flagged = any(f in ("thermal", "hw_slowdown", "contention") for f in t.get("flags", []))
+            points.append((point_label(r, name), sm["median"], sm["min"], flagged))
+    if not points or (require_trend and len(points) < 2):
+        return None
+    # Horizontal rows: one readable label per measurement, however many the sweep has.
+    fig, ax = plt.subplots(figsize=(9, 1.6 + 0.24 * len(points)))
+    ys = list(range(len(points)))
+    ax.plot([p[1] for p in points], ys, marker="o", label="SM clock, median")
+    ax.plot([p[2] for p in points], ys, marker="v", linestyle=":", label="SM clock, min")
+    flagged = [(p[2], y) for y, p in zip(ys, points) if p[3]]
+    if flagged:
+        ax.scatter([f[0] for f in flagged], [f[1] for f in flagged], s=120, facecolors="none",
+                   edgecolors="red", label="flagged (thermal, hw slowdown, contention)")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([p[0] for p in points], fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlim(left=0)
+    ax.set_title(f"SM clock of each GPU measurement, in the order measured, {c.machine()}")
+    finish(ax, "SM clock (MHz, axis from 0)", "")
+    return fig
+
+
+def distribution_figure(c, benchmark):
+    """The samples of every measurement of `benchmark`, each over its own median (1.0), as box
+    plots: box 25th-75th percentile, whiskers to 1.5 IQR, outliers as points; each row names the
+    median and why sampling stopped."""
+    rows = []
+    for r in c.of(benchmark):
+        for name, m in r.measurements.items():
+            times, mid = raw_samples(m), median(m)
+            if len(times) < 2 or mid <= 0:
+                continue
+            stop = m.get("stop_reason") or ("converged" if m.get("converged") else "not converged")
+            rows.append((f"{point_label(r, name)} ({format_seconds(mid)}, {len(times)} samples, "
+                         f"stop: {stop})", [t / mid for t in times]))
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(10, 1.4 + 0.26 * len(rows)))
+    ax.boxplot([r[1] for r in rows], vert=False, widths=0.6, flierprops={"markersize": 3})
+    ax.set_yticks(range(1, len(rows) + 1))
+    ax.set_yticklabels([r[0] for r in rows], fontsize="small")
+    ax.invert_yaxis()
+    ax.axvline(1.0, color="tab:red", linewidth=1, label="median")
+    ax.set_title(f"{benchmark}: sample distribution of each measurement, time over its median")
+    finish(ax, "sample time / median (1.0 = median; zoomed to the samples)", "")
+    return fig
+
+
+def format_seconds(s):
+    if s is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(s) >= scale:
+            return f"{s / scale:.4g} {unit}"
+    return f"{s / 1e-9:.4g} ns"
+
+
+def figures(c, require_trend=False):
+    """(name, figure) of every chart the collection has, in the order plot.py names them;
+    `require_trend` leaves out a chart whose series have one point each."""
+    out = []
+    for name, make in (("vecadd-bandwidth", vecadd_bandwidth_figure),
+                       ("vecadd-transfers", vecadd_transfers_figure),
+                       ("stream-bandwidth", stream_bandwidth_figure),
+                       ("augment-throughput", augment_figure),
+                       ("pipeline-steps", pipeline_figure),
+                       ("energy-per-op", energy_figure),
+                       ("clocks-over-sweep", clocks_figure)):
+        fig = make(c, require_trend)
+        if fig is not None:
+            out.append((name, fig))
+    return out
+
+
+def multi_gpu_heatmaps(docs):
+    """Multi-GPU: one heat map per merged file, rank x (point, measurement), each cell the rank's
+    median time over the median across ranks: 1.0 is typical, the straggler is red."""
+    out = []
+    merged = [d for d in docs if d.get("aggregate") and d.get("ranks")]
+    for index, doc in enumerate(merged):
+        ranks = doc["ranks"]
+        columns, cells = [], {}
+        for r in doc["results"]:
+            params = " ".join(f"{k}={v}" for k, v in r.get("params", {}).items())
+            for m in r.get("measurements", []):
+                column = f"{r['benchmark']} {params}\n{m['name']}"
+                if column not in columns:
+                    columns.append(column)
+                cells[(r.get("rank", 0), column)] = m["stats"]["median"]
+        if not columns:
+            continue
+        grid = []
+        for rk in ranks:
+            row = []
+            for column in columns:
+                times = [t for (rank, col), t in cells.items() if col == column]
+                mid = statistics.median(times) if times else 0
+                value = cells.get((rk["rank"], column))
+                row.append(value / mid if value and mid else float("nan"))
+            grid.append(row)
+        fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(columns) + 3), 0.5 * len(ranks) + 2.5))
+        image = ax.imshow(grid, cmap="coolwarm", vmin=0.8, vmax=1.2, aspect="auto")
+        ax.set_xticks(range(len(columns)), columns, rotation=60, ha="right", fontsize=7)
+        labels = [f"rank {rk['rank']} {rk.get('host', '')} {rk.get('gpu_name', '') or 'CPU'}"
+                  + (" (shared GPU)" if rk.get("shares_gpu") else "") for rk in ranks]
+        ax.set_yticks(range(len(ranks)), labels, fontsize=8)
+        fig.colorbar(image, ax=ax, label="median time / median across ranks")
+        agg = doc["aggregate"]
+        ax.set_title(f"{agg['mode']}: each rank's median time over the median across ranks, "
+                     f"{agg['ranks']} ranks on {agg['nodes']} node(s)")
+        out.append(("multi-gpu-heatmap" if index == 0 else f"multi-gpu-heatmap-{index + 1}", fig))
+    return out

@@ -1,0 +1,569 @@
+"""One self-contained HTML page of gpubench results: a run, a comparison, or a history of runs.
+
+Run by `gpubench report FILE... --format html` and `gpubench compare ... --format html` (the
+executable has already read every file and refused a bad one; it writes the page atomically):
+
+  python3 -m gpubench.html_report --kind run     --out PAGE [--terminal TXT] FILE
+  python3 -m gpubench.html_report --kind history --out PAGE --gpubench EXE FILE...
+  python3 -m gpubench.html_report --kind compare --out PAGE --comparison CMP.json
+                                  [--terminal TXT] --base FILE... --new FILE...
+
+The charts are gpubench.charts' (the PNGs of scripts/plot.py are the same figures), inlined as
+SVG: the page makes no network request. A history compares consecutive runs of one group with
+`gpubench compare --format json`, so its marks follow compare's rule exactly.
+Exit status: 0 written; 2 matplotlib missing or a file that is not a result (message on stderr).
+"""
+import argparse
+import html
+import io
+import json
+import re
+import subprocess
+import sys
+import warnings
+
+from gpubench import charts
+
+LAST_CHANGES = 20  # rows of the history's table of changes
+
+
+def esc(text):
+    return html.escape(str(text), quote=True)
+
+
+_DECIMALS = re.compile(r"(-?\d+\.\d)\d+")
+
+
+_WHOLE = re.compile(r"(-?\d+)\.(\d)\d*")
+
+
+def whole(m):
+    value = int(m.group(1))
+    if m.group(2) >= "5":
+        value += -1 if m.group(1).startswith("-") else 1
+    return str(value)
+
+
+def compact_path(d):
+    """A path's data with a tenth of a point (whole points for a path of over 40 points: a
+    trend line across many runs), and no spaces around its commands."""
+    d = " ".join((_WHOLE.sub(whole, d) if d.count("L") > 40 else _DECIMALS.sub(r"\1", d)).split())
+    return re.sub(r" ?([MLQCZz]) ?", r"\1", d)
+
+
+def compact_svg(svg):
+    """Coordinates to a tenth of a point (a 72 dpi figure: far below a pixel), one line per
+    path: a history of 100 runs has hundreds of charts, and the page must stay small."""
+    svg = re.sub(r' d="([^"]*)"', lambda m: ' d="' + compact_path(m.group(1)) + '"', svg)
+    svg = re.sub(r' (x|y|width|height|x1|x2|y1|y2)="(-?[\d.]+)"',
+                 lambda m: " " + m.group(1) + '="' + _DECIMALS.sub(r"\1", m.group(2)) + '"', svg)
+    # matplotlib names every font it would try in each text's style: the page's sans-serif
+    # stands for them once (the family list alone is 200 bytes a label).
+    svg = re.sub(r"font: ([\d.]+px) '[^;\"]*sans-serif", r"font: \1 sans-serif", svg)
+    svg = re.sub(r' transform="rotate\(-0 [^"]*\)"', "", svg)
+    # The ids matplotlib gives its groups (figure_1, text_20) repeat in every chart of the page,
+    # and nothing refers to them; the ids that are referred to (clip paths, markers) are salted.
+    svg = re.sub(r' id="(?:figure|axes|patch|line2d|text|xtick|ytick|matplotlib\.axis|legend|'
+                 r'PolyCollection|PathCollection|LineCollection|FillBetweenPolyCollection|'
+                 r'errorbar|bar|BarContainer)_\d+"', "", svg)
+    return re.sub(r">\s+<", "><", svg)
+
+
+class Page:
+    """The page being built: its sections, and each inlined chart with a unique id prefix."""
+
+    def __init__(self, title):
+        self.title = title
+        self.parts = []
+        self.charts = 0
+
+    def add(self, text):
+        self.parts.append(text)
+
+    def figure(self, fig, caption=""):
+        """Inlines `fig` as SVG text (the glyphs left to the browser's sans-serif: no web font)
+        and closes it. Each chart gets its own id salt: several SVGs share one document."""
+        plt = charts.plt
+        self.charts += 1
+        with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"chart{self.charts}"}), \
+                warnings.catch_warnings():
+            # Long labels: tight_layout does what it can; its warning would only alarm the user.
+            warnings.simplefilter("ignore", UserWarning)
+            fig.tight_layout()
+            buf = io.StringIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+        plt.close(fig)
+        svg = buf.getvalue()
+        svg = svg[svg.index("<svg"):]
+        svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+        svg = compact_svg(svg)
+        # Scales with the page; the width and height attributes stay as the intrinsic size.
+        svg = svg.replace("<svg ", '<svg class="chart" role="img" ', 1)
+        cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
+        self.add(f'<figure class="chart">{svg}{cap}</figure>')
+
+    def render(self):
+        return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                f"<title>{esc(self.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+                f"<h1>{esc(self.title)}</h1>\n" + "\n".join(self.parts) +
+                "\n<footer>Written by gpubench; charts by matplotlib. The page makes no network "
+                "request.</footer>\n</body>\n</html>\n")
+
+
+STYLE = """
+body{font-family:sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:2em}
+h3{font-size:1.05em}
+table{border-collapse:collapse;margin:.5em 0;font-size:.85em}
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f3f3f3}
+figure.chart{margin:1em 0}svg.chart{max-width:100%;height:auto}
+figcaption{font-size:.85em;color:#555}
+pre{background:#f7f7f7;padding:.5em;overflow-x:auto;font-size:.8em}
+.note{background:#fff8dc;border-left:4px solid #e0b000;padding:.3em .6em;margin:.5em 0}
+.slower{color:#b00000;font-weight:bold}.faster{color:#006000;font-weight:bold}
+footer{margin-top:3em;font-size:.8em;color:#777}
+"""
+
+
+def table(header, rows, numeric=()):
+    """An HTML table; `numeric` holds the indexes of right-aligned columns. Cells are text, or
+    (text, css class)."""
+    out = ["<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header)
+           + "</tr></thead><tbody>"]
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            text, cls = cell if isinstance(cell, tuple) else (cell, "")
+            cls = " ".join(c for c in (cls, "num" if i in numeric else "") if c)
+            attr = f' class="{cls}"' if cls else ""
+            cells.append(f"<td{attr}>{esc(text)}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def note(page, text):
+    page.add(f'<p class="note">{esc(text)}</p>')
+
+
+def gpu_names(doc):
+    return sorted({d.get("name", "?") for d in doc.get("devices", [])}) or ["no GPU"]
+
+
+def environment_rows(path, doc):
+    meta = doc.get("meta", {})
+    host, cuda = meta.get("host", {}), meta.get("cuda", {})
+    driver = cuda.get("driver", "?")
+    if meta.get("nvidia_driver") or cuda.get("nvidia_driver"):
+        driver = f"{meta.get('nvidia_driver') or cuda.get('nvidia_driver')} (CUDA {driver})"
+    return [path, ", ".join(gpu_names(doc)), driver, cuda.get("runtime", "?"),
+            meta.get("git", "?"), meta.get("started_at", "?"),
+            f"{host.get('name', '?')} ({host.get('cpu', '?')}, {host.get('cores', '?')} cores)",
+            meta.get("version", "?")]
+
+
+def environment(page, docs, heading="Environment"):
+    page.add(f"<h2>{esc(heading)}</h2>")
+    page.add(table(["file", "GPU", "driver", "CUDA runtime", "git", "started (UTC)", "host",
+                    "gpubench"], [environment_rows(p, d) for p, d in docs]))
+    for path, doc in docs:
+        if doc.get("meta", {}).get("incomplete"):
+            note(page, f"{path}: incomplete run ({doc['meta'].get('incomplete_reason', '')})")
+
+
+def params_text(params):
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def rate_text(m):
+    rates = m.get("rates", {})
+    if rates.get("bytes_per_s"):
+        return f"{rates['bytes_per_s'] / 1e9:.4g} GB/s"
+    if rates.get("items_per_s"):
+        return f"{rates['items_per_s']:.4g} {m.get('item_unit', 'items')}/s"
+    return ""
+
+
+def telemetry_text(m):
+    t = m.get("telemetry") or {}
+    if not t:
+        return ""
+    if not t.get("available"):
+        return "not recorded"
+    sm = t.get("sm_clock_mhz") or {}
+    parts = [f"SM {sm.get('median', '?')} MHz (min {sm.get('min', '?')})"] if sm else []
+    throttled = [f"{k} {100 * v:.0f}%" for k, v in (t.get("throttle") or {}).items() if v]
+    if throttled:
+        parts.append("throttle " + ", ".join(throttled))
+    if t.get("flags"):
+        parts.append("flags " + ", ".join(t["flags"]))
+    return "; ".join(parts)
+
+
+def energy_text(m):
+    e = m.get("energy") or {}
+    if not e:
+        return ""
+    if not e.get("supported"):
+        return "not measured: " + str(e.get("reason", ""))
+    return f"{e.get('j_per_op', 0):.4g} J/{e.get('op_unit', 'op')}"
+
+
+def varying_params(results):
+    """The parameter names whose values differ between `results` (the others go in a caption)."""
+    values = {}
+    for r in results:
+        for k, v in r.params.items():
+            values.setdefault(k, set()).add(json.dumps(v, sort_keys=True))
+    return [k for k, v in values.items() if len(v) > 1]
+
+
+def measurement_table(results):
+    rows = []
+    keys = varying_params(results)
+    for r in results:
+        ver = r.raw.get("verification") or {}
+        verdict = ("passed" if ver.get("passed") else "FAILED") if ver.get("performed") else "-"
+        if r.status not in ("ok", "failed"):
+            rows.append([params_text({k: r.params[k] for k in keys if k in r.params}), r.status,
+                         "", "", "", "", "", r.raw.get("reason", ""),
+                         "", ""])
+            continue
+        for name, m in r.measurements.items():
+            stats = m.get("stats", {})
+            rel = stats.get("rel_stddev")
+            rows.append([params_text({k: r.params[k] for k in keys if k in r.params}), name,
+                         m.get("clock", ""),
+                         charts.format_seconds(stats.get("median")),
+                         f"{100 * rel:.2f}%" if rel is not None and stats.get("count", 0) > 1
+                         else "-",
+                         stats.get("count", ""), m.get("stop_reason", ""), rate_text(m),
+                         "; ".join(x for x in (telemetry_text(m), energy_text(m)) if x), verdict])
+    return table(["point", "measurement", "clock", "median", "rel. sd", "samples", "stop",
+                  "rate", "telemetry, energy", "verification"], rows, numeric=(3, 4, 5, 7))
+
+
+def benchmark_order(collection):
+    order = []
+    for r in collection.results:
+        if r.benchmark not in order:
+            order.append(r.benchmark)
+    return order
+
+
+CHART_OF = {"vecadd": [charts.vecadd_bandwidth_figure, charts.vecadd_transfers_figure],
+            "stream": [charts.stream_bandwidth_figure],
+            "augment": [charts.augment_figure],
+            "pipeline": [charts.pipeline_figure]}
+
+
+def run_page(path, doc, terminal):
+    page = Page(f"gpubench run: {path}")
+    environment(page, [(path, doc)])
+    c = charts.Collection([doc])
+    for bench in benchmark_order(c):
+        page.add(f"<h2>{esc(bench)}</h2>")
+        results = [r for r in c.results if r.benchmark == bench]
+        keys = varying_params(results)
+        fixed = {k: v for k, v in results[0].params.items() if k not in keys}
+        rows = sum(max(1, len(r.measurements)) for r in results)
+        page.add(f"<details><summary>Table: {len(results)} points, {rows} rows"
+                 + (f"; every point has {esc(params_text(fixed))}" if fixed else "")
+                 + "</summary>" + measurement_table(results) + "</details>")
+        sub = charts.Collection([doc])
+        sub.results = [r for r in c.results if r.benchmark == bench]
+        drawn = 0
+        for make in CHART_OF.get(bench, []):
+            fig = make(sub, require_trend=True)
+            if fig is not None:
+                page.figure(fig)
+                drawn += 1
+        if not drawn and bench in CHART_OF:
+            note(page, "One point per series: the table above holds it; no chart is drawn.")
+        fig = charts.distribution_figure(sub, bench)
+        if fig is not None:
+            page.figure(fig, "Box: 25th-75th percentile; whiskers: 1.5 x the box; points: "
+                        "samples beyond them. 'stop' is why sampling ended.")
+    telemetry = [f for f in (charts.clocks_figure(c, True), charts.energy_figure(c, True)) if f]
+    if telemetry:
+        page.add("<h2>Telemetry and energy</h2>")
+        for fig in telemetry:
+            page.figure(fig)
+    for _, fig in charts.multi_gpu_heatmaps([doc]):
+        page.figure(fig)
+    if terminal:
+        page.add("<h2>As in the terminal</h2>")
+        page.add(f"<pre>{esc(terminal)}</pre>")
+    return page
+
+
+def percent(x):
+    return "-" if x is None else f"{100 * x:+.1f}%"
+
+
+def row_name(row):
+    return f"{row['benchmark']} {params_text(row.get('params', {}))}: {row['measurement']}"
+
+
+def compare_chart(rows, title):
+    """Each row's change with its interval, against its threshold band (+-limit)."""
+    plt = charts.plt
+    fig, ax = plt.subplots(figsize=(10, 1.6 + 0.3 * len(rows)))
+    colours = {"slower": "tab:red", "faster": "tab:green", "same": "tab:blue",
+               "inconclusive": "tab:gray"}
+    for y, row in enumerate(rows):
+        limit = 100 * row.get("limit", 0)
+        ax.barh(y, 2 * limit, left=-limit, height=0.8, color="#eeeeee",
+                label="threshold band (+-limit)" if y == 0 else None)
+        lo, hi = row["interval"].get("lo"), row["interval"].get("hi")
+        change = 100 * row["change"]
+        lo = change if lo is None else 100 * lo
+        hi = change if hi is None else 100 * hi
+        ax.errorbar([change], [y], xerr=[[change - min(lo, change)], [max(hi, change) - change]],
+                    fmt="o", color=colours.get(row["verdict"], "black"), capsize=3)
+    for verdict, colour in colours.items():
+        if any(r["verdict"] == verdict for r in rows):
+            ax.plot([], [], "o", color=colour, label=verdict)
+    ax.axvline(0, color="black", linewidth=0.8)
+    # The parameters that tell the rows apart, not those every row shares: labels stay short.
+    values = {}
+    for r in rows:
+        for k, v in r.get("params", {}).items():
+            values.setdefault(k, set()).add(json.dumps(v, sort_keys=True))
+    keys = [k for k, v in values.items() if len(v) > 1]
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([f"{r['benchmark']} "
+                        f"{params_text({k: r['params'][k] for k in keys if k in r['params']})}: "
+                        f"{r['measurement']}" for r in rows], fontsize="small")
+    ax.invert_yaxis()
+    ax.set_title(title)
+    charts.finish(ax, "change of the median time, NEW vs BASE (%), with its interval "
+                  "(positive = slower)", "")
+    return fig
+
+
+def compare_page(cmp, base, new, terminal):
+    page = Page("gpubench compare: " + ", ".join(p for p, _ in base) + " vs "
+                + ", ".join(p for p, _ in new))
+    environment(page, base, "BASE")
+    environment(page, new, "NEW")
+    s = cmp.get("summary", {})
+    page.add("<h2>Verdicts</h2>")
+    page.add(f"<p>{s.get('regressions', 0)} regression(s) among {s.get('gated', 0)} gated rows; "
+             f"{s.get('slower', 0)} slower, {s.get('faster', 0)} faster, {s.get('same', 0)} same, "
+             f"{s.get('inconclusive', 0)} inconclusive; {s.get('compared', 0)} of "
+             f"{s.get('base_measurements', 0)} BASE measurements compared. Threshold "
+             f"{100 * cmp.get('threshold', 0):.1f}%, {100 * (1 - cmp.get('alpha', 0.1)):.0f}% "
+             f"intervals. {esc(cmp.get('test', ''))}.</p>")
+    for text in cmp.get("warnings", []) + cmp.get("notes", []):
+        note(page, text)
+    rows = cmp.get("rows", [])
+    page.add(table(["benchmark", "point", "measurement", "clock", "BASE median", "NEW median",
+                    "change", "interval", "limit", "verdict", "gated"],
+                   [[r["benchmark"], params_text(r.get("params", {})), r["measurement"],
+                     r.get("clock", ""), charts.format_seconds(r["base"]["median"]),
+                     charts.format_seconds(r["new"]["median"]), percent(r["change"]),
+                     f"[{percent(r['interval'].get('lo'))}, {percent(r['interval'].get('hi'))}]",
+                     f"{100 * r.get('limit', 0):.1f}%",
+                     (r["verdict"] + (" (regression)" if r.get("regression") else ""),
+                      r["verdict"] if r["verdict"] in ("slower", "faster") else ""),
+                     "gated" if r.get("gated") else "not gated: " + r.get("gate_reason", "")]
+                    for r in rows], numeric=(4, 5, 6, 8)))
+    gated = [r for r in rows if r.get("gated")]
+    if gated:
+        page.figure(compare_chart(gated, "Gated rows: change with its interval against the "
+                                  "threshold band"),
+                    "A row is slower when its whole interval lies right of the band, faster when "
+                    "left of it, the same when inside the +-same margin.")
+    else:
+        note(page, "No gated row: no chart.")
+    for side, names in (("Only in BASE", cmp.get("only_in_base", [])),
+                        ("Only in NEW", cmp.get("only_in_new", []))):
+        if names:
+            page.add(f"<h3>{esc(side)}</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in names)
+                     + "</ul>")
+    if terminal:
+        page.add("<h2>As in the terminal</h2>")
+        page.add(f"<pre>{esc(terminal)}</pre>")
+    return page
+
+
+# ---- history ----
+
+def group_key(doc):
+    """Files are one line only when schema, GPUs and benchmarks agree."""
+    return (doc.get("schema"), tuple(gpu_names(doc)),
+            tuple(sorted({r.get("benchmark", "?") for r in doc.get("results", [])})))
+
+
+def measurement_key(raw, m):
+    return (raw.get("benchmark"), json.dumps(raw.get("params", {}), sort_keys=True), m["name"])
+
+
+def run_label(doc, index):
+    meta = doc.get("meta", {})
+    git = str(meta.get("git", "") or "")[:12] or "?"
+    date = str(meta.get("started_at", "") or "")[:16].replace("T", " ")
+    return f"{index + 1}: {git} {date}".strip()
+
+
+def compare_pair(exe, base, new):
+    """compare's JSON for two files (compare's rule; --force: a driver update between commits is
+    noted, not refused). None with the reason when compare gives none."""
+    base, new = (p if not p.startswith("-") else "./" + p for p in (base, new))
+    proc = subprocess.run([exe, "compare", base, new, "--format", "json", "--force",
+                           "--min-compared", "0%"], capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1) or not proc.stdout.strip():
+        return None, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "no output"
+    return json.loads(proc.stdout), None
+
+
+def history_page(files, exe):
+    page = Page(f"gpubench history: {len(files)} result files")
+    groups = {}
+    for index, (path, doc) in enumerate(files):
+        groups.setdefault(group_key(doc), []).append((index, path, doc))
+    if len(groups) > 1:
+        note(page, f"The files are of {len(groups)} configurations (schema, GPU, benchmarks): "
+             "each is a group of its own below, never averaged with another.")
+    changes = []
+    for gi, (key, members) in enumerate(groups.items()):
+        schema, gpus, benches = key
+        page.add(f"<h2>Group {gi + 1}: {esc(', '.join(gpus))}; {esc(', '.join(benches))} "
+                 f"({esc(schema)}, {len(members)} files)</h2>")
+        if all(m[2].get("meta", {}).get("started_at") for m in members):
+            members.sort(key=lambda m: (m[2]["meta"]["started_at"], m[0]))
+        else:
+            missing = [m[1] for m in members if not m[2].get("meta", {}).get("started_at")]
+            note(page, "No date in the meta of " + ", ".join(missing[:5])
+                 + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                 + ": the runs of this group are in the order the files were given.")
+        no_git = [m[1] for m in members if not m[2].get("meta", {}).get("git")]
+        if no_git:
+            note(page, "No git revision in the meta of " + ", ".join(no_git[:5])
+                 + (f" and {len(no_git) - 5} more" if len(no_git) > 5 else "") + ".")
+        environment(page, [(m[1], m[2]) for m in members], "Runs, in order")
+        labels = [run_label(m[2], i) for i, m in enumerate(members)]
+        # Consecutive runs judged by compare: key -> run index -> verdict.
+        marks = {}
+        for i in range(1, len(members)):
+            cmp, why = compare_pair(exe, members[i - 1][1], members[i][1])
+            if cmp is None:
+                note(page, f"{labels[i - 1]} -> {labels[i]}: not compared ({why})")
+                continue
+            for row in cmp.get("rows", []):
+                key2 = (row["benchmark"], json.dumps(row.get("params", {}), sort_keys=True),
+                        row["measurement"])
+                marks.setdefault(key2, {})[i] = row
+                if row["verdict"] in ("slower", "faster"):
+                    changes.append((members[i][2].get("meta", {}).get("started_at", ""), i,
+                                    labels[i - 1], labels[i], row))
+        series = {}
+        for i, (_, _, doc) in enumerate(members):
+            for raw in doc.get("results", []):
+                if raw.get("rank", 0) > 0 or raw.get("status", "ok") not in ("ok", "failed"):
+                    continue
+                for m in raw.get("measurements", []):
+                    series.setdefault(measurement_key(raw, m), {})[i] = m
+        flat = [k for k, v in series.items() if len(v) < 2]
+        for k, points in series.items():
+            if len(points) >= 2:
+                page.figure(trend_chart(k, points, labels, marks.get(k, {})))
+        if flat:
+            note(page, f"{len(flat)} measurement(s) appear in one run only: no trend.")
+    page.add(f"<h2>Last {LAST_CHANGES} changes</h2>")
+    changes.sort(key=lambda c: (c[0], c[1]), reverse=True)
+    if changes:
+        page.add(table(["from", "to", "measurement", "change", "interval", "verdict", "gated"],
+                       [[a, b, row_name(r), percent(r["change"]),
+                         f"[{percent(r['interval'].get('lo'))}, "
+                         f"{percent(r['interval'].get('hi'))}]",
+                         (r["verdict"], r["verdict"]), "yes" if r.get("gated") else "no"]
+                        for _, _, a, b, r in changes[:LAST_CHANGES]], numeric=(3,)))
+    else:
+        page.add("<p>No consecutive runs differ by compare's rule.</p>")
+    return page
+
+
+def trend_chart(key, points, labels, marks):
+    """Median time per run in commit order, 25th-75th percentile band, compare's verdicts."""
+    plt = charts.plt
+    bench, params, name = key
+    xs = sorted(points)
+    med = [charts.median(points[i]) for i in xs]
+    lo, hi = [], []
+    for i, y in zip(xs, med):
+        s = charts.raw_samples(points[i])
+        lo.append(charts.percentile(s, 0.25) if s else y)
+        hi.append(charts.percentile(s, 0.75) if s else y)
+    scale, unit = next(((f, u) for f, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"))
+                        if max(med) >= f), (1e-9, "ns"))
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    ax.fill_between(xs, [v / scale for v in lo], [v / scale for v in hi], alpha=0.25,
+                    color="tab:blue", label="25th-75th percentile")
+    ax.plot(xs, [v / scale for v in med], marker="o" if len(xs) <= 30 else None, markersize=3,
+            color="tab:blue", label="median")
+    for verdict, marker, colour in (("slower", "^", "tab:red"), ("faster", "v", "tab:green")):
+        hit = [i for i in xs if marks.get(i, {}).get("verdict") == verdict]
+        if hit:
+            ax.scatter(hit, [charts.median(points[i]) / scale for i in hit], marker=marker, s=90,
+                       color=colour, zorder=3, label=f"{verdict} than the run before (compare)")
+    step = max(1, len(labels) // 12)
+    ticks = list(range(0, len(labels), step))
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([labels[i] for i in ticks], rotation=30, ha="right", fontsize="x-small")
+    ax.set_ylim(bottom=0)
+    params_obj = json.loads(params)
+    ax.set_title(f"{bench} {params_text(params_obj)}: {name}, median time per run", fontsize=10)
+    # No grid: a history has hundreds of these charts, and the page must stay small.
+    charts.finish(ax, "run (commit order: git, date)", f"time ({unit}, axis from 0)")
+    ax.grid(False)
+    return fig
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="gpubench's HTML report")
+    parser.add_argument("--kind", choices=("run", "history", "compare"), required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--terminal", help="the terminal rendering to include")
+    parser.add_argument("--gpubench", help="the gpubench executable (history)")
+    parser.add_argument("--comparison", help="compare's JSON (compare)")
+    parser.add_argument("--base", nargs="*", default=[])
+    parser.add_argument("--new", nargs="*", default=[])
+    parser.add_argument("files", nargs="*")
+    args = parser.parse_args(argv)
+    try:
+        charts.use_matplotlib()
+    except ImportError:
+        sys.stderr.write("gpubench: --format html draws its charts with matplotlib, and "
+                         + charts.MATPLOTLIB_MISSING.format(
+            exe=sys.executable, version=sys.version.split()[0]) + "\n")
+        return 2
+    terminal = None
+    if args.terminal:
+        with open(args.terminal, encoding="utf-8") as f:
+            terminal = f.read()
+    try:
+        if args.kind == "compare":
+            with open(args.comparison, encoding="utf-8") as f:
+                cmp = json.load(f)
+            page = compare_page(cmp, [(p, charts.read_document(p)) for p in args.base],
+                                [(p, charts.read_document(p)) for p in args.new], terminal)
+        elif args.kind == "run" and len(args.files) == 1:
+            page = run_page(args.files[0], charts.read_document(args.files[0]), terminal)
+        else:
+            page = history_page([(p, charts.read_document(p)) for p in args.files],
+                                args.gpubench)
+    except charts.NotAResult as e:
+        print(f"gpubench: {e}", file=sys.stderr)
+        return 2
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(page.render())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
