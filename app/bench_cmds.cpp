@@ -63,7 +63,7 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       // A dry run never touches a GPU, so "all" is not resolved (it would need a device).
       finish_common_options(cmd.opts, cmd.dry_run && cmd.device_spec == "all" ? std::string("0")
                                                                               : cmd.device_spec);
-      mpi_job* job = current_mpi_job(); // multi-GPU (issue 16): a rank picks its own GPU
+      mpi_job* job = current_mpi_job(); // multi-GPU: a rank picks its own GPU
       if (job != nullptr && !cmd.dry_run)
         pick_rank_device(*job, cmd.opts, {cmd.opts.sync_timeout, sub->count("--device") > 0});
       param_values values;

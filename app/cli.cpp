@@ -50,7 +50,7 @@ double parse_percent(const std::string& text, const char* option) {
   }
 }
 
-// Hostile input (issue 18): numeric options are read by the rules run files follow, not by
+// Hostile input: numeric options are read by the rules run files follow, not by
 // CLI11's strtoll/strtold (which take "0x10" and "010" as 16 and 8).
 // Every option checked by integer_text is an int: a value past its range is said to be so here,
 // before CLI11's own conversion fails with a bare "Could not convert".
@@ -92,7 +92,7 @@ struct raw_text {
   std::string max_noise = "1";
   bool quiet = false;
   bool verbose = false;
-  // --output-format (issue 13.3): the options whose presence decides the file's format.
+  // --output-format: the options whose presence decides the file's format.
   std::string output_format;
   CLI::Option* format_option = nullptr;
   CLI::Option* output_option = nullptr;
@@ -166,7 +166,7 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
                        "(dirty lines, as nvbench), none (as --warm)")
             ->type_name("{read|write|none}")
             ->default_str("read");
-    // -- issue 14: launch-free timing, telemetry, energy --
+    // -- launch-free timing, telemetry, energy --
     cmd.add_option("--batch-time", opts.measure.batch_time,
                    "also time back-to-back launches, about S seconds a sample, as rows '<name> "
                    "(batch)' (0: off)")
@@ -188,8 +188,8 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
         typed("--energy-windows", opts.measure.energy_windows,
               "with --energy: windows measured, each from a random phase (5 to 100)", "INT")
             ->transform(integer_text);
-    // -- end issue 14 --
-    // Multi-GPU (issue 16, docs/multi-gpu.md)
+    // -- end of launch-free timing, telemetry, energy --
+    // Multi-GPU (docs/multi-gpu.md)
     cmd.add_flag("--concurrent", opts.concurrent,
                  "with several devices: run each point on all of them at once (docs/multi-gpu.md)");
     cmd.add_flag("--resume", opts.resume,
@@ -258,7 +258,7 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   }
   validate(opts.measure);
   if (!opts.output_path.empty()) check_output_path(opts.output_path);
-  // Multi-GPU (issue 16)
+  // Multi-GPU
   if (!(opts.sync_timeout > 0 && opts.sync_timeout <= 86400))
     throw usage_error(fmt::format("--sync-timeout: {} must be a number of seconds in (0, 86400]",
                                   opts.sync_timeout));

@@ -58,7 +58,7 @@ struct output_formats {
 };
 output_formats resolve_output_options(const output_choice& choice, const char* formats_listed);
 
-/// Multi-GPU (issue 16): runs the plan alone, on every device at once (--concurrent) or as one
+/// Multi-GPU: runs the plan alone, on every device at once (--concurrent) or as one
 /// rank of an MPI job (rank 0 alone emits), then emits; returns the exit code. `job` is
 /// current_mpi_job().
 int run_and_emit(const std::vector<planned_point>& points, const common_options& opts,
@@ -77,7 +77,7 @@ void add_devices_command(CLI::App& app, cli_state& state);
 void add_run_command(CLI::App& app, cli_state& state);
 void add_compare_command(CLI::App& app, cli_state& state);
 void add_report_command(CLI::App& app, cli_state& state);
-// Delivery (issue 15): doctor, completions and the hidden man page writer.
+// Delivery: doctor, completions and the hidden man page writer.
 void add_doctor_command(CLI::App& app, cli_state& state);
 void add_completions_command(CLI::App& app, cli_state& state);
 

@@ -278,7 +278,7 @@ void add_compare_command(CLI::App& app, cli_state& state) {
     candidate.reserve(new_paths.size());
     for (const auto& p : base_paths) base.push_back(load_result_file(p));
     for (const auto& p : new_paths) candidate.push_back(load_result_file(p));
-    // Multi-GPU (issue 16): a 4-rank job is not a regression of an 8-rank one.
+    // Multi-GPU: a 4-rank job is not a regression of an 8-rank one.
     if (const auto why = job_shape_mismatch(base.front().report, candidate.front().report);
         why && !args->force)
       throw usage_error(*why);

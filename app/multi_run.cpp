@@ -1,4 +1,4 @@
-// Multi-GPU (issue 16, docs/multi-gpu.md): one run alone, on every GPU at once, or as one rank of
+// Multi-GPU (docs/multi-gpu.md): one run alone, on every GPU at once, or as one rank of
 // an MPI job; whichever it is, one report is emitted (by rank 0 alone under MPI).
 #include "commands.hpp"
 

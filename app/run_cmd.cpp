@@ -74,7 +74,7 @@ void add_run_command(CLI::App& app, cli_state& state) {
       state.exit_code = exit_code::success;
       return;
     }
-    mpi_job* job = current_mpi_job(); // multi-GPU (issue 16): a rank picks its own GPU
+    mpi_job* job = current_mpi_job(); // multi-GPU: a rank picks its own GPU
     auto points_here = points;
     if (job != nullptr) {
       pick_rank_device(*job, args->opts, {args->opts.sync_timeout, given("--device")});

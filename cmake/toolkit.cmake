@@ -1,5 +1,5 @@
 # Included before project(): finds nvcc and picks the GPU architectures when the user chose
-# neither, so a plain `cmake -S . -B build` works for a new user (issue 15).
+# neither, so a plain `cmake -S . -B build` works for a new user.
 
 # nvcc: CMake looks only at CUDACXX and PATH. The toolkit's installers put nvcc in
 # /usr/local/cuda/bin without adding it to PATH, so look there too.

@@ -84,6 +84,15 @@ class CheckDocs(unittest.TestCase):
         self.write_files({"lib/c.cpp": f"// Catch::Session, set up in this {WORD}\n"})
         self.assert_finding(self.check(), "lib/c.cpp:1", WORD)
 
+    def test_a_work_items_number_in_code_fails(self):
+        self.write_files({"lib/x.cpp": "// Multi-GPU (" + "iss" + "ue 16): ranks\nint x;\n"})
+        self.assert_finding(self.check(), "lib/x.cpp:1", "a work item's number")
+
+    def test_a_work_items_number_in_the_changelog_passes(self):
+        self.write_files({"CHANGELOG.md": "# Changelog\n\n- fixed " + "iss" + "ue 16\n"})
+        proc = self.check()
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+
     def test_an_untracked_file_is_not_read(self):
         result = self.check()  # tracks the clean tree
         self.write_files({"notes.md": f"the {WORD} notes\n"})

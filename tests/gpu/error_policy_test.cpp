@@ -1,4 +1,4 @@
-// The runner's error policy on a GPU (issue 13.4): a point that does not fit in device memory, in
+// The runner's error policy on a GPU: a point that does not fit in device memory, in
 // the middle of a sweep, is skipped with its reason; the points before and after it are measured.
 #include "gpubench/augment/augment_bench.hpp"
 #include "gpubench/cuda/memory.hpp"

@@ -135,7 +135,7 @@ TEST_CASE("verdicts on synthetic samples, one run a side", "[compare]") {
   }
   SECTION("a 5% slowdown that one run shows as 1%: never same") {
     // Between-run noise can hide most of a real 5% slowdown in one pair of runs; the gate
-    // must not call that pair "same" (issue 17: 5/240 one-run pairs did before).
+    // must not call that pair "same" (5 of 240 one-run pairs did before).
     const auto v = gpubench::judge(base, scaled(base, 1.01), opts);
     CHECK(v.outcome == verdict::inconclusive);
   }

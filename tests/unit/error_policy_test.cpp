@@ -1,4 +1,4 @@
-// The runner's error policy (issue 13.4): whatever fails inside one point is recorded with that
+// The runner's error policy: whatever fails inside one point is recorded with that
 // point, the results so far are kept and the sweep goes on; input errors still end the run.
 #include "gpubench/engine/runner.hpp"
 

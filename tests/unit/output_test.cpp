@@ -43,7 +43,7 @@ TEST_CASE("output paths are checked before anything runs", "[output]") {
 }
 
 TEST_CASE("an existing output that is not a regular file is refused, never replaced", "[output]") {
-  // As root the old probe-and-rename replaced /dev/null itself (issue 18.3).
+  // As root the old probe-and-rename replaced /dev/null itself.
   CHECK_THROWS_WITH(check_output_path("/dev/null"),
                     Catch::Contains("is a character device, not a regular file"));
   CHECK_THROWS_WITH(write_file_atomically("/dev/null", "x"),

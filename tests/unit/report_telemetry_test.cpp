@@ -152,7 +152,7 @@ TEST_CASE("table: unavailable telemetry and unsupported energy say why", "[repor
   CHECK(text.find("kernel *") == std::string::npos);
 }
 
-TEST_CASE("result files: issue 14's fields survive a round trip and are optional", "[report]") {
+TEST_CASE("result files: the telemetry fields survive a round trip and are optional", "[report]") {
   auto m = test::finalized("kernel", {1e-5, 1.1e-5, 1.2e-5});
   m.stopped = stop_reason::timeout;
   m.timing = gpu_timing::batch;

@@ -1,4 +1,4 @@
-// The shared cell writers (issue 13.3 and 18.9): tables that fit, CSV that a spreadsheet cannot
+// The shared cell writers: tables that fit, CSV that a spreadsheet cannot
 // run, parameters without float noise.
 #include "gpubench/results/text_table.hpp"
 

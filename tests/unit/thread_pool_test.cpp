@@ -1,4 +1,4 @@
-// The CPU thread pool when threads cannot start (issue 18.2): it must fail at once, with the
+// The CPU thread pool when threads cannot start: it must fail at once, with the
 // reason, and never leave a started thread waiting on a destroyed condition variable (a hang).
 #include "gpubench/engine/thread_pool.hpp"
 

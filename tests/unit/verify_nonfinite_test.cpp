@@ -1,4 +1,4 @@
-// Verification never passes over NaN or infinity (issue 18): not when only the output has them,
+// Verification never passes over NaN or infinity: not when only the output has them,
 // and not when the reference has them too (matching NaNs are not a verified result).
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_params.hpp"

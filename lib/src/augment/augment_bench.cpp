@@ -227,7 +227,7 @@ result run_augment_point(const json& point, run_context& ctx) {
     r.verify.merge(augment_opencv::check_output(shape, ref.data(), cv_out.data(), pool),
                    "cpu_opencv");
   };
-  // The CPU rows, described (issue 14) and with their RAPL energy under --energy.
+  // The CPU rows, described and with their RAPL energy under --energy.
   const auto measure_cpu = [&] {
     if (interrupt_requested()) return;
     auto m = measure_host("cpu_reference", opts.measure, cpu_work, reference);

@@ -255,7 +255,7 @@ gpu_sampler::gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher,
 
 measurement gpu_sampler::run(std::string name, const measure_options& opts, work_counts work,
                              const std::function<void(cudaStream_t)>& body, body_kind kind) {
-  notify_measurement_start(name, stream_); // multi-GPU start line (issue 16)
+  notify_measurement_start(name, stream_); // multi-GPU start line
   using clock = std::chrono::steady_clock;
   const cuda::event start;
   const cuda::event stop;
@@ -437,7 +437,7 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
 measurement measure_host(std::string name, const measure_options& opts, work_counts work,
                          const std::function<void()>& body) {
   using clock = std::chrono::steady_clock;
-  notify_measurement_start(name, nullptr); // multi-GPU start line (issue 16)
+  notify_measurement_start(name, nullptr); // multi-GPU start line
   auto outcome = sample_until_stable(opts, [&] {
     const auto t0 = clock::now();
     body();

@@ -73,7 +73,7 @@ struct side_index {
 std::string key_of(const result_file& f, const result& res, bool ignore_device) {
   const auto device =
       (ignore_device && res.device >= 0) ? std::string("gpu") : device_name(f.report, res.device);
-  // Multi-GPU (issue 16): the results of a merged job are matched rank by rank.
+  // Multi-GPU: the results of a merged job are matched rank by rank.
   return fmt::format("{}\x1f{}\x1f{}\x1f{}", res.benchmark, identity_params(res.params).dump(),
                      device, res.rank);
 }
@@ -483,7 +483,7 @@ comparison compare_runs(std::span<const result_file> base, std::span<const resul
       }
       comparison_row row;
       row.benchmark = b_ok.front().res->benchmark;
-      // Multi-GPU (issue 16): a merged job's rows say which rank they are.
+      // Multi-GPU: a merged job's rows say which rank they are.
       row.device = device_name(b_ok.front().file->report, b_ok.front().res->device) +
                    rank_suffix(*b_ok.front().res);
       if (ignore_device) {

@@ -163,7 +163,7 @@ std::string verification_line(const verification& v) {
 
 /// Columns that no row fills leave the table; so do the clock, n and stop columns of a table of
 /// several rows where they say the same on every row, said once above it instead ("every row: clock
-/// gpu, n 12, stop noise"), so that the table fits a terminal (issue 13).
+/// gpu, n 12, stop noise"), so that the table fits a terminal.
 void say_constant_columns_once(std::ostream& os, text_table& t) {
   // A column no row fills (no peak, no rate) says nothing.
   for (std::size_t c = t.header.size(); c-- > 1;)
@@ -457,7 +457,7 @@ void write_report(std::ostream& os, const run_report& r, output_format f,
   case output_format::csv: write_csv(os, r); break;
   case output_format::md: write_markdown(os, r); break;
   }
-  write_multi_gpu_summary(os, r, f); // multi-GPU (issue 16): ranks and aggregates
+  write_multi_gpu_summary(os, r, f); // multi-GPU: ranks and aggregates
 }
 
 } // namespace gpubench

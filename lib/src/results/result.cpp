@@ -92,7 +92,7 @@ static json measurement_fields(const measurement& m) {
 
 json to_json(const measurement& m) {
   json j = measurement_fields(m);
-  // Issue 14: why sampling stopped, how GPU samples were timed, what the GPU was doing.
+  // Why sampling stopped, how GPU samples were timed, what the GPU was doing.
   if (m.stopped) j["stop_reason"] = std::string(to_string(*m.stopped));
   if (m.timing) j["timing"] = std::string(to_string(*m.timing));
   if (m.clock == clock_kind::gpu && m.l2_flush) j["l2_flush"] = std::string(to_string(*m.l2_flush));
@@ -104,7 +104,7 @@ json to_json(const measurement& m) {
   if (!m.description.empty()) j["description"] = m.description;
   if (!m.telemetry.empty()) j["telemetry"] = m.telemetry;
   if (!m.energy.empty()) j["energy"] = m.energy;
-  // Issue 17 (regression gate): host-bound GPU timings, judged apart by compare.
+  // The regression gate's host-bound GPU timings, judged apart by compare.
   if (m.clock == clock_kind::gpu && m.host_enqueue_s > 0) {
     j["host_bound"] = m.host_bound;
     j["host_enqueue_s"] = m.host_enqueue_s;
@@ -168,7 +168,7 @@ json result_fields(const result& r) {
 
 json to_json(const result& r) {
   json out = result_fields(r);
-  // Multi-GPU (issue 16): present only in concurrent and MPI runs.
+  // Multi-GPU: present only in concurrent and MPI runs.
   if (r.rank >= 0) {
     out["rank"] = r.rank;
     out["host"] = r.host;
@@ -289,7 +289,7 @@ measurement measurement_from_json(const json& j, const std::string& path) {
     m.host_enqueue_s = he->get<double>();
   if (const auto* lf = r.maybe("launch_free_s", json::value_t::number_float))
     m.launch_free_s = lf->get<double>();
-  // Issue 14's fields are optional: files written before them have none.
+  // The telemetry fields are optional: files written before them have none.
   if (const auto* sr = r.maybe("stop_reason", json::value_t::string))
     m.stopped = parse_stop_reason(sr->get<std::string>());
   if (const auto* t = r.maybe("timing", json::value_t::string)) {
@@ -376,7 +376,7 @@ result result_from_json(const json& j, const std::string& path) {
   res.derived = r.at("derived", json::value_t::object);
   res.verify =
       verification_from_json(r.at("verification", json::value_t::object), r.sub("verification"));
-  // Multi-GPU (issue 16): optional.
+  // Multi-GPU: optional.
   if (r.maybe("rank", json::value_t::number_integer) != nullptr)
     res.rank = integer_in(r, "rank", 0, 1 << 24);
   if (const auto* h = r.maybe("host", json::value_t::string)) res.host = *h;
@@ -408,14 +408,14 @@ static json report_fields(const run_report& rep) {
 
 json to_json(const run_report& rep) {
   json j = report_fields(rep);
-  // Issue 17: a run with the test-only slowdown knob says so.
+  // A run with the test-only slowdown knob says so.
   if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
   // The NVIDIA driver's own version, where the machine has a driver (absent from older files).
   if (!rep.meta.nvidia_driver.empty()) j["meta"]["cuda"]["nvidia_driver"] = rep.meta.nvidia_driver;
   // --resume: present only in a resumed run.
   if (!rep.meta.resumed_at.empty())
     j["meta"]["resumed"] = {{"at", rep.meta.resumed_at}, {"kept_points", rep.meta.resumed_points}};
-  // Multi-GPU (issue 16): present only in concurrent and MPI runs.
+  // Multi-GPU: present only in concurrent and MPI runs.
   if (!rep.ranks.is_null()) j["ranks"] = rep.ranks;
   if (!rep.aggregate.is_null()) j["aggregate"] = rep.aggregate;
   return j;
@@ -493,7 +493,7 @@ run_report report_from_json(const json& j) {
   const auto& results = top.at("results", json::value_t::array);
   for (std::size_t i = 0; i < results.size(); ++i)
     rep.results.push_back(result_from_json(results[i], fmt::format("results[{}]", i)));
-  // Multi-GPU (issue 16): optional, kept as written.
+  // Multi-GPU: optional, kept as written.
   if (const auto* ranks = top.maybe("ranks", json::value_t::array)) rep.ranks = *ranks;
   if (const auto* agg = top.maybe("aggregate", json::value_t::object)) rep.aggregate = *agg;
   return rep;

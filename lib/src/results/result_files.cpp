@@ -76,7 +76,7 @@ run_report merge_reports(std::span<const run_report> reports) {
       merged.meta.incomplete_reason += r.meta.incomplete_reason;
     }
   }
-  // Multi-GPU (issue 16): one job's rank records and aggregates stay; several jobs' do not add up.
+  // Multi-GPU: one job's rank records and aggregates stay; several jobs' do not add up.
   if (reports.size() == 1) {
     merged.ranks = reports.front().ranks;
     merged.aggregate = reports.front().aggregate;

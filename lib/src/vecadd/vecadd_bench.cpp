@@ -21,7 +21,7 @@ using nlohmann::json;
 
 namespace {
 
-/// What the CPU reference is, for the output (issue 14's "fair baselines").
+/// What the CPU reference is, for the output .
 std::string vecadd_reference_description(dtype type, int threads) {
   const bool half = type == dtype::f16 || type == dtype::bf16;
   return fmt::format("{} threads, one contiguous range each, a plain loop the compiler vectorizes "

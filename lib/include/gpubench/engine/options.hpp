@@ -20,12 +20,12 @@ struct common_options {
   bool cpu_only = false;
   bool verify = true;
   int verbosity = 1; ///< 0 quiet, 1 normal, 2 verbose
-  // --output-format (issue 13.3, one set of writers): the format of the --output file; from
+  // --output-format (one set of writers): the format of the --output file; from
   // --output-format, else an explicit --format, else json (the complete record).
   output_format file_format = output_format::json;
-  // -- issue 14 --
+  // -- launch-free timing, telemetry, energy --
   bool energy = false; ///< --energy: energy per operation of the main rows (energy.hpp)
-  // Multi-GPU (issue 16, docs/multi-gpu.md)
+  // Multi-GPU (docs/multi-gpu.md)
   bool concurrent = false; ///< --concurrent: each point on every selected GPU at once
   /// --sync-timeout: deadline (s) of each barrier between GPU threads or MPI ranks
   double sync_timeout = 600;

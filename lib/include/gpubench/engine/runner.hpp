@@ -16,7 +16,7 @@ struct planned_point {
 std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
                                        const common_options& opts);
 
-/// Multi-GPU (issue 16): told before and after each point, to line ranks or GPU threads up
+/// Multi-GPU: told before and after each point, to line ranks or GPU threads up
 /// (barriers, start clocks). An exception from before_point stops the run and propagates.
 class point_observer {
 public:

@@ -41,7 +41,7 @@ struct run_file_options {
   std::optional<int> cpu_threads;
   std::optional<bool> cpu_only;
   std::optional<bool> verify;
-  // issue 14
+  // launch-free timing, telemetry, energy
   std::optional<double> batch_time;
   std::optional<bool> energy;
   std::optional<double> energy_window;

@@ -51,7 +51,7 @@ struct result {
   verification verify;
   result_status status = result_status::ok;
   std::string reason; ///< why skipped/failed/error
-  // Multi-GPU (issue 16, docs/multi-gpu.md): which rank (MPI process, or GPU thread of
+  // Multi-GPU (docs/multi-gpu.md): which rank (MPI process, or GPU thread of
   // --concurrent) measured it and on which host; -1 and "" in a single-GPU run.
   int rank = -1;
   std::string host;
@@ -96,7 +96,7 @@ struct run_report {
   run_meta meta;
   std::vector<device_record> devices;
   std::vector<result> results;
-  // Multi-GPU (issue 16, docs/multi-gpu.md): one record per rank and the aggregates across ranks
+  // Multi-GPU (docs/multi-gpu.md): one record per rank and the aggregates across ranks
   // and nodes of a concurrent or MPI run; null in a single-GPU run. Kept as JSON: written by
   // multi_gpu_merge.cpp, read back as they are.
   nlohmann::json ranks;

@@ -1,5 +1,5 @@
 #pragma once
-// MPI (issue 16, docs/multi-gpu.md): under mpirun or srun every rank runs the same plan on its own
+// MPI (docs/multi-gpu.md): under mpirun or srun every rank runs the same plan on its own
 // GPU, the ranks meet before each point, and rank 0 gathers the runs into one merged report that
 // it alone prints and writes. Every exchange has a deadline: a rank that stops answering is
 // reported by rank 0, which then ends the job (MPI_Abort) instead of hanging.

@@ -1,5 +1,5 @@
 #pragma once
-// --device all --concurrent (issue 16, docs/multi-gpu.md): every point runs on every selected GPU
+// --device all --concurrent (docs/multi-gpu.md): every point runs on every selected GPU
 // at once, one host thread per GPU. Before each measurement the threads meet at a barrier and
 // each GPU's stream waits in a spin kernel that the host releases for all at once (a
 // cuda::start_gate), so the timed regions begin together; the spread of the release stamps is

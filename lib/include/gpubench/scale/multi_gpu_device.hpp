@@ -1,5 +1,5 @@
 #pragma once
-// Multi-GPU (issue 16): how a rank names its GPU across a job.
+// Multi-GPU: how a rank names its GPU across a job.
 #include <string>
 
 namespace gpubench {

@@ -1,5 +1,5 @@
 #pragma once
-// Multi-GPU results (issue 16, docs/multi-gpu.md): the runs of several ranks (MPI processes, or the
+// Multi-GPU results (docs/multi-gpu.md): the runs of several ranks (MPI processes, or the
 // GPU threads of --concurrent) merged into one report, with one record per rank and aggregates per
 // point and measurement across ranks and nodes. Host code only: unit-tested without a GPU.
 #include "gpubench/results/result.hpp"

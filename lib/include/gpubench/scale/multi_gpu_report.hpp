@@ -1,5 +1,5 @@
 #pragma once
-// Multi-GPU (issue 16, docs/multi-gpu.md): how report, compare and the writers show a merged
+// Multi-GPU (docs/multi-gpu.md): how report, compare and the writers show a merged
 // report: the rank beside each result, the rank records and one row per aggregate.
 #include "gpubench/results/report.hpp"
 #include "gpubench/results/result.hpp"
