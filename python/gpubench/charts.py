@@ -355,19 +355,28 @@ def pipeline_figure(c, require_trend=False):
             value = steps_per_s(m)
             if value and label:
                 series.setdefault(label, {}).setdefault(batch, value)
+    return log_panels_figure(
+        panels, require_trend, lambda scenario: f"scenario {scenario}",
+        lambda scenario: ("batch size (log scale)", "steps/s (log scale)"),
+        f"pipeline: steps/s per mode (serial, streams, graph) vs batch, with the ideal overlap, "
+        f"{c.machine()}")
+
+
+def log_panels_figure(panels, require_trend, title_of, labels_of, suptitle):
+    """One panel per key of `panels` (key -> series -> x -> y), log-log, side by side; None when
+    nothing is left to draw (with require_trend, a panel of single points is left out)."""
     if require_trend:
         panels = {k: v for k, v in panels.items() if says_something(v)}
     if not panels:
         return None
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
-    for ax, scenario in zip(axes[0], sorted(panels)):
-        series_plot(ax, panels[scenario])
+    for ax, key in zip(axes[0], sorted(panels)):
+        series_plot(ax, panels[key])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"scenario {scenario}")
-        finish(ax, "batch size (log scale)", "steps/s (log scale)")
-    fig.suptitle(f"pipeline: steps/s per mode (serial, streams, graph) vs batch, with the ideal "
-                 f"overlap, {c.machine()}")
+        ax.set_title(title_of(key))
+        finish(ax, *labels_of(key))
+    fig.suptitle(suptitle)
     return fig
 
 
@@ -400,20 +409,11 @@ def energy_figure(c, require_trend=False):
             series.setdefault(label, {})[x] = e["j_per_op"]
             if e.get("j_per_op_net", 0) > 0:
                 series.setdefault(f"{label} (net of idle)", {})[x] = e["j_per_op_net"]
-    if require_trend:
-        panels = {k: v for k, v in panels.items() if says_something(v)}
-    if not panels:
-        return None
-    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
-    for ax, bench in zip(axes[0], sorted(panels)):
-        series_plot(ax, panels[bench])
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(bench)
-        finish(ax, ("elements" if bench in ("vecadd", "stream") else "batch size") + " (log scale)",
-               f"energy (J per {units[bench]}, log scale)")
-    fig.suptitle(f"energy per operation (NVML counter; RAPL for the CPU), {c.machine()}")
-    return fig
+    return log_panels_figure(
+        panels, require_trend, lambda bench: bench,
+        lambda bench: (("elements" if bench in ("vecadd", "stream") else "batch size")
+                       + " (log scale)", f"energy (J per {units[bench]}, log scale)"),
+        f"energy per operation (NVML counter; RAPL for the CPU), {c.machine()}")
 
 
 def clocks_figure(c, require_trend=False):
