@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import sys
 import unittest
 
 GPUBENCH = os.environ.get("GPUBENCH", "gpubench")
@@ -13,6 +14,10 @@ SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
                             os.path.join(os.path.dirname(__file__), "..", ".."))
 SYNTHETIC_H200 = os.path.join(SOURCE_DIR, "tests", "data", "synthetic-h200.json")
 SCHEMA = os.path.join(SOURCE_DIR, "docs", "schema", "gpubench-result.schema.json")
+# The interpreter that draws charts (scripts/plot.py, --format html): $GPUBENCH_PYTHON as gpubench
+# itself reads it, else Debian's /usr/bin/python3 (where python3-matplotlib installs).
+PLOT_PYTHON = os.environ.get("GPUBENCH_PYTHON") or (
+    "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable)
 # Short measurements: the CLI tests check behaviour, never speed.
 FAST = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
         "--warmup", "0"]

@@ -333,7 +333,10 @@ class UsageErrors(AugmentCase):
                         "--resize", "2048")
         if proc.returncode == 77:
             self.skipTest("no usable CUDA device: " + proc.stderr.strip())
-        self.assertEqual(proc.returncode, 2, proc.stderr)
+        # The point is skipped with its reason (the error policy: a batch that does not fit is
+        # checked per point, so a sweep's smaller batches still run) and the exit is 3.
+        self.assertEqual(proc.returncode, 3, proc.stderr)
+        self.assertIn("point skipped: out of memory", proc.stderr)
         self.assertIn("--batch 1048576", proc.stderr)
         self.assertIn("GB of device memory", proc.stderr)
         self.assertIn("free", proc.stderr)

@@ -25,7 +25,7 @@ NAME in the folder the block runs in ("NAME/=png": a folder of small PNG picture
 "stand-in: NAME [NAME...]=PATH" does the same only where the block's GPU commands, which make
 NAME, do not run; "vars: A=B C=D" replaces the placeholders A and C (the value gpubench stands
 for the binary under test); "exit: N" is the exit status the block's commands end with here
-(default 0; on a GPU machine 0 always).
+(default 0; on a GPU machine, 0 where it says 77).
 
 The commands of a block run in order in one fresh folder (configs/, scripts/, tests/ and docs/
 linked from the source tree), through bash, with a `gpubench` on PATH that adds the block's

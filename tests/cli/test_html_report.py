@@ -8,13 +8,13 @@ import sys
 import tempfile
 import unittest
 
-from gpubench_cli import SOURCE_DIR, SYNTHETIC_H200, run
+from gpubench_cli import PLOT_PYTHON, SOURCE_DIR, SYNTHETIC_H200, run
 
 MAKE_HISTORY = os.path.join(SOURCE_DIR, "tests", "data", "make_history.py")
 PAGE_LIMIT = 3 * 1024 * 1024  # docs/usage.md: a 100-file history stays under 3 MB
 # The interpreter Debian's python3-matplotlib serves (the binary's default, stated here so that a
 # test run under another Python does not change which one the page uses).
-PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+PYTHON = PLOT_PYTHON
 ENV = {"GPUBENCH_PYTHON": PYTHON}
 
 

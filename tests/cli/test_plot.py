@@ -2,11 +2,10 @@
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-from gpubench_cli import SYNTHETIC_H200, recorded_results
+from gpubench_cli import PLOT_PYTHON, SYNTHETIC_H200, recorded_results
 
 SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
                             os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -20,8 +19,7 @@ FIGURES = ["vecadd-bandwidth", "vecadd-transfers", "augment-throughput", "pipeli
 
 
 def plot(*args):
-    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-    return subprocess.run([python, PLOT, *args], capture_output=True, text=True, timeout=300,
+    return subprocess.run([PLOT_PYTHON, PLOT, *args], capture_output=True, text=True, timeout=300,
                           check=False)
 
 

@@ -408,10 +408,11 @@ std::vector<gpubench::result_file> runs_of(std::mt19937_64& rng, std::size_t k, 
   return files;
 }
 
-const gpubench::comparison_row& row_named(const gpubench::comparison& c, const std::string& name) {
+// `name` a const char*: a std::string temporary would make GCC 13 warn of a dangling reference.
+const gpubench::comparison_row& row_named(const gpubench::comparison& c, const char* name) {
   for (const auto& r : c.rows)
     if (r.measurement == name) return r;
-  throw std::runtime_error("no row " + name);
+  throw std::runtime_error(std::string("no row ") + name);
 }
 
 } // namespace
