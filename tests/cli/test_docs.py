@@ -35,10 +35,11 @@ that the command works and exits as the docs say, not what it measures.
 
 A block without a declaration fails the test, so a new example cannot go unchecked.
 
-As a script: `test_docs.py --gpu OUT_DIR [--fast]` runs every command meant to run (cpu-only,
+As a script: `test_docs.py --gpu OUT_DIR [--fast] [--skip-passed LOG]` runs every command meant to run (cpu-only,
 run, dry-run and gpu blocks) as written with the binary in $GPUBENCH (default
 build-gpu/app/gpubench), and writes OUT_DIR/docs-commands.txt (one line per command: status,
-seconds, where it came from); --fast adds the short measurement options there too.
+seconds, where it came from); --fast adds the short measurement options there too;
+--skip-passed LOG leaves out the blocks whose commands all passed in an earlier run's output.
 """
 import argparse
 import os
@@ -409,8 +410,21 @@ def summary(rows, out, times=None):
             print(f"  {how:8} {took} {b.where:24} {line[:80]}", file=out)
 
 
-def gpu_main(out_dir, fast):
-    """Runs every command meant to run, as written, on a GPU machine."""
+def passed_earlier(log):
+    """(where, command) of each "ok" line of an earlier --gpu run's output or docs-commands.txt."""
+    done = set()
+    if log:
+        with open(log, encoding="utf-8") as f:
+            for line in f:
+                m = re.match(r"ok\s+exit 0\s+[0-9.]+ s (\S+:[0-9]+): (.*)$", line.rstrip("\n"))
+                if m:
+                    done.add((m.group(1), m.group(2)))
+    return done
+
+
+def gpu_main(out_dir, fast, skip_passed=None):
+    """Runs every command meant to run, as written, on a GPU machine; with `skip_passed` (an
+    earlier run's log), a block whose commands all passed there is not run again."""
     binary = os.path.abspath(os.environ.get("GPUBENCH", os.path.join(SOURCE_DIR, "build-gpu",
                                                                     "app", "gpubench")))
     blocks = find_blocks()
@@ -422,9 +436,16 @@ def gpu_main(out_dir, fast):
         if how in ("cpu-only", "run", "dry-run", "gpu"):
             by_block.setdefault(b, []).append((c, how))
     failed = 0
+    earlier = passed_earlier(skip_passed)
     with open(os.path.join(out_dir, "docs-commands.txt"), "w", encoding="utf-8") as f:
         summary(rows, f)
         for b, block_rows in by_block.items():
+            if earlier and all((b.where, c) in earlier for c, _ in block_rows):
+                for c, _ in block_rows:
+                    line = f"ok (earlier run) {b.where}: {c}"
+                    print(line, flush=True)
+                    f.write(line + "\n")
+                continue
             # As written: dry-run stays a dry run only where the docs themselves say --dry-run.
             for c, how, status, seconds, tail in run_block(
                     b, block_rows, binary, lambda h: "run", fast=fast, on_gpu=True):
@@ -450,11 +471,13 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gpu", metavar="OUT_DIR", help="run every command on this GPU machine")
     parser.add_argument("--fast", action="store_true", help="short measurement options")
+    parser.add_argument("--skip-passed", metavar="LOG", help="with --gpu: skip the blocks whose "
+                        "commands all passed in this earlier --gpu run's output")
     parser.add_argument("--list", action="store_true", help="list the commands and how each is "
                         "checked")
     a, rest = parser.parse_known_args()
     if a.gpu:
-        sys.exit(gpu_main(a.gpu, a.fast))
+        sys.exit(gpu_main(a.gpu, a.fast, a.skip_passed))
     if a.list:
         summary(plan(local_binary(), find_blocks()), sys.stdout)
         sys.exit(0)
