@@ -272,9 +272,17 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
+/// The staged fast blur's blocks per SM for its launch bounds: as many as the architecture's
+/// shared memory holds (its two planes of all channels, 1 KB reserved per block), at most the 6
+/// tuned on the H200; on an architecture with less shared memory the registers are then not
+/// capped for blocks that could never be resident.
+constexpr int blur_fast_blocks_per_sm = std::max(
+    1, std::min(6, fast::smem_per_sm_bytes() /
+                       (4 * fast::channels * (fast::raw_plane + fast::rows_plane) + 1024)));
+
 /// Op 5, the default shape (3 channels, radius 3, side a multiple of 32): 32 x 32 tiles of all
 /// channels of one image, the same passes as the fused kernel's (fast:: in augment_device.cuh).
-__global__ void __launch_bounds__(fast::threads, 6)
+__global__ void __launch_bounds__(fast::threads, blur_fast_blocks_per_sm)
     augment_blur_fast(const __grid_constant__ staged_args a,
                       const augment_sample* __restrict__ samples, const float* __restrict__ rotated,
                       float* __restrict__ blurred, int tiles_x, int tiles_per_image) {
