@@ -111,9 +111,8 @@ TEST_CASE("samplers: timestamps pass the gate once, before the samples",
           "[gpu][frame][multi_gpu]") {
   gated_vecadd v;
   std::string why;
-  const auto m =
-      v.sampler.run_timestamps("kernel (timestamps)", gated_vecadd::options(), v.work, v.kernel,
-                               why);
+  const auto m = v.sampler.run_timestamps("kernel (timestamps)", gated_vecadd::options(), v.work,
+                                          v.kernel, why);
   if (!m) {
     CHECK(v.arrivals.empty()); // nothing measured, in every thread alike: no gate
     WARN("no CUPTI here: " << why);

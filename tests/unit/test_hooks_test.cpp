@@ -28,8 +28,7 @@ TEST_CASE("test hooks: GPUBENCH_INJECT_FAULT's form", "[test_hooks]") {
     CHECK_THROWS_AS(parse_injected_fault(bad), usage_error);
 }
 
-TEST_CASE("test hooks: without the knob a body is its own and nothing is probed",
-          "[test_hooks]") {
+TEST_CASE("test hooks: without the knob a body is its own and nothing is probed", "[test_hooks]") {
   // The unit tests run without GPUBENCH_TEST_SLOWDOWN (ctest sets no such variable).
   REQUIRE_FALSE(test_hooks_from_env().slowdown);
   int probed = 0;

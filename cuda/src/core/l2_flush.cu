@@ -63,8 +63,9 @@ l2_flusher::l2_flusher(int l2_bytes)
 
 void l2_flusher::flush_by_reading(cudaStream_t s) {
   const std::size_t vectors = (buffer_.bytes() - 16) / sizeof(uint4);
-  read_flush<<<read_flush_grid(), read_flush_threads, 0, s>>>(reinterpret_cast<const uint4*>(buffer_.data()), vectors,
-                                                    reinterpret_cast<unsigned*>(buffer_.data() + vectors * 16));
+  read_flush<<<read_flush_grid(), read_flush_threads, 0, s>>>(
+      reinterpret_cast<const uint4*>(buffer_.data()), vectors,
+      reinterpret_cast<unsigned*>(buffer_.data() + vectors * 16));
   GPUBENCH_CHECK_LAUNCH("read_flush");
 }
 

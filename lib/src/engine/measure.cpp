@@ -247,7 +247,8 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
                              const std::function<void(cudaStream_t)>& body, body_kind kind) {
   // The test-only GPUBENCH_TEST_SLOWDOWN seam (test_hooks.hpp): `body` itself unless the knob
   // names this measurement. Decided here, before the frame, never inside a sample.
-  const auto timed_body = test_slowdown_body(name, body, [&] { return probe(opts, body, kind, 3); });
+  const auto timed_body =
+      test_slowdown_body(name, body, [&] { return probe(opts, body, kind, 3); });
   auto dev = make_cuda_frame_device(flusher_, telemetry_);
   sampler_frame frame(*dev, stream_, flush_for(opts), event_steps(kind));
   const cuda::event start;
@@ -324,8 +325,8 @@ measurement gpu_sampler::run_batch(std::string name, const measure_options& opts
   const double target = opts.batch_time > 0 ? opts.batch_time : 0.01;
   const long launches =
       each > 0 ? std::clamp(static_cast<long>(target / each), 1L, max_held) : max_held;
-  auto outcome = frame.sample(
-      name, opts, [&] { return timed(launches) / static_cast<double>(launches); });
+  auto outcome =
+      frame.sample(name, opts, [&] { return timed(launches) / static_cast<double>(launches); });
   auto m =
       from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), false);
   m.timing = gpu_timing::batch;

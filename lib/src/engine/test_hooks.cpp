@@ -116,8 +116,7 @@ test_slowdown_body(std::string_view measurement, const std::function<void(cudaSt
   if (!knob || knob->measurement != measurement) return body;
   const auto calib = probe();
   if (calib.empty()) return body;
-  const auto delay_ns =
-      static_cast<std::uint64_t>(knob->fraction * summarize(calib).median * 1e9);
+  const auto delay_ns = static_cast<std::uint64_t>(knob->fraction * summarize(calib).median * 1e9);
   return [body, delay_ns](cudaStream_t s) {
     body(s);
     if (delay_ns > 0) cuda::launch_delay_ns(delay_ns, s);

@@ -163,7 +163,8 @@ public:
                   const std::function<void(cudaStream_t)>& body,
                   body_kind kind = body_kind::asynchronous);
   /// Back-to-back launches of `body` between two events, about opts.batch_time seconds a sample;
-  /// a sample is the mean time of one launch. Never cold: only the first launch follows a flush.
+  /// a sample is the mean time of one launch. Never flushed: after the first, back-to-back launches
+  /// run warm.
   measurement run_batch(std::string name, const measure_options& opts, work_counts work,
                         const std::function<void(cudaStream_t)>& body);
   /// Each sample enqueued behind the blocking kernel as run() does (flushed as run() does), timed

@@ -51,9 +51,8 @@ void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& 
 /// as '<name> (energy)', so the windows of every GPU begin together. `bytes_per_op` > 0 adds
 /// bytes per joule.
 void add_gpu_energy(result& r, const std::string& name, gpu_sampler& sampler,
-                    const common_options& opts,
-                    const std::function<void(cudaStream_t)>& body, double ops_per_launch,
-                    const std::string& op_unit, double bytes_per_op = 0);
+                    const common_options& opts, const std::function<void(cudaStream_t)>& body,
+                    double ops_per_launch, const std::string& op_unit, double bytes_per_op = 0);
 
 /// --energy on a CPU row: the energy per operation of `body` from RAPL where the host exposes it
 /// (energy.hpp), into `m`. Nothing without --energy or after SIGINT.

@@ -4,7 +4,7 @@
 // the body's kernels (lazy module loading), the --concurrent start gate and the telemetry scope.
 // The samplers (events, batch and timestamps in measure.cpp, energy in energy.cpp) are strategies
 // over a sampler_frame: each says which steps it takes (sampler_steps) and what one sample is;
-// the order of the steps is the frame's (methodology.md, "One frame for every sampler").
+// the order of the steps is the frame's (architecture.md, "The samplers").
 #include "gpubench/engine/measure.hpp"
 
 #include <cuda_runtime_api.h>

@@ -63,10 +63,10 @@ const test_hooks& test_hooks_from_env();
 /// The slowdown's text as recorded in a result's meta ("" when unset).
 std::string test_slowdown_text();
 
-/// GPUBENCH_TEST_SLOWDOWN: `body` followed by a delay kernel of the knob's fraction of `median_of`'s
-/// median when the knob names `measurement`, else `body` itself. `probe` is called only then: it
-/// returns a few samples of `body` taken as the measurement takes them, so one knob value means
-/// the same relative slowdown for every point.
+/// GPUBENCH_TEST_SLOWDOWN: when the knob names `measurement`, `body` followed by a delay kernel of
+/// the knob's fraction of the median of `probe()` (a few samples of `body` taken as the
+/// measurement takes them, so one knob value means the same relative slowdown for every point);
+/// otherwise `body` itself, and `probe` is not called.
 std::function<void(cudaStream_t)>
 test_slowdown_body(std::string_view measurement, const std::function<void(cudaStream_t)>& body,
                    const std::function<std::vector<double>()>& probe);
