@@ -181,8 +181,10 @@ std::optional<nlohmann::json> vecadd_energy(std::size_t n, std::chrono::microsec
   cfg.type = dtype::f32;
   energy_options o;
   o.windows = 2;
+  const auto dev = make_cuda_frame_device(nullptr, nullptr);
+  sampler_frame frame(*dev, s.get(), l2_flush_mode::none, back_to_back_steps());
   return measure_gpu_energy(
-      tel->monitor(), "", s.get(),
+      tel->monitor(), "", frame, "kernel (energy)",
       [&](cudaStream_t st) {
         cuda::launch_vecadd(cfg, a.data(), b.data(), c.data(), n, st);
         if (wait_gpu) GPUBENCH_CUDA_TRY(cudaStreamSynchronize(st));

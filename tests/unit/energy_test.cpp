@@ -165,9 +165,12 @@ TEST_CASE("energy: per-op figures gross and net of idle, with CV and interval", 
 
 TEST_CASE("energy: no counter is never a silent 0", "[energy]") {
   // No NVML: unsupported with the reason, before any CUDA call.
-  const auto none = measure_gpu_energy(nullptr, "cannot load libnvidia-ml.so.1", nullptr,
-                                       [](cudaStream_t) { FAIL("no work without a counter"); }, 1,
-                                       "element", 0, {});
+  const auto dev = make_cuda_frame_device(nullptr, nullptr);
+  sampler_frame frame(*dev, nullptr, l2_flush_mode::none, back_to_back_steps());
+  const auto none = measure_gpu_energy(
+      nullptr, "cannot load libnvidia-ml.so.1", frame, "kernel (energy)",
+      [](cudaStream_t) { FAIL("no work without a counter"); }, 1, "element", 0, {});
+  CHECK_FALSE(frame.started()); // the caller passes the gate (phases.cpp)
   CHECK(none["supported"] == false);
   CHECK(none["reason"] == "cannot load libnvidia-ml.so.1");
   CHECK(energy_line(none) == "energy: unsupported (cannot load libnvidia-ml.so.1)");

@@ -269,6 +269,21 @@ inline constexpr int rows_plane = halo_h * tw;        ///< floats per channel
 inline constexpr int column_rows = 4;                 ///< output rows per column-pass thread
 static_assert(channels * (th / column_rows) * (tw / 4) == threads, "one column item per thread");
 
+/// Shared memory per SM at the largest carve-out on the architecture being compiled (the CUDA
+/// Programming Guide's table of compute capabilities). Only the device passes read it, through
+/// __launch_bounds__ (the fused fast kernel and the staged blur); an architecture not listed gets
+/// the smallest value, which caps nothing.
+inline constexpr int smem_per_sm_bytes() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 ||                    \
+    __CUDA_ARCH__ == 1030
+  return 228 * 1024;
+#elif __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870
+  return 164 * 1024;
+#else
+  return 100 * 1024; // sm_86, sm_89, sm_120 and anything unlisted
+#endif
+}
+
 /// Row pass: raw -> rows for every channel, halo rows FirstRow..37. Output column j reads halo
 /// columns j .. j + 6. An item is 8 outputs of one row from 4 vector loads (16 floats, 14 used).
 /// Thread t always takes segment t % 4 and every 48th row from t / 4 (the rows of all channels

@@ -39,20 +39,6 @@ constexpr int tap_capacity = 64; ///< tabulated resized rows or columns (the 38-
 /// upsampling 2x, 31 crop rows (1798 entries). Larger reaches use the generic sampling.
 constexpr int h_plane = 1856;
 
-/// Shared memory per SM at the largest carve-out on the architecture being compiled (the CUDA
-/// Programming Guide's table of compute capabilities). Only the device passes read it, through
-/// __launch_bounds__; an architecture not listed gets the smallest value, which caps nothing.
-constexpr int smem_per_sm_bytes() {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 ||                    \
-    __CUDA_ARCH__ == 1030
-  return 228 * 1024;
-#elif __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870
-  return 164 * 1024;
-#else
-  return 100 * 1024; // sm_86, sm_89, sm_120 and anything unlisted
-#endif
-}
-
 /// Shared memory of one variant: `rows` holds the staged window (nearest) or the h table
 /// (bilinear) before the row-blurred halo; `raw` holds the window (bilinear) before the halo.
 template <bool HTable>
@@ -71,7 +57,7 @@ struct smem_plan {
   /// capped at 56 and 64). On an A100 (164 KB) that is 4 and 3, on an L40 (100 KB) 2 and 2, and
   /// the registers are no longer capped for blocks that could never be resident.
   static constexpr int blocks_per_sm =
-      std::max(1, std::min(HTable ? 5 : 6, smem_per_sm_bytes() / (smem_bytes + 1024)));
+      std::max(1, std::min(HTable ? 5 : 6, fast::smem_per_sm_bytes() / (smem_bytes + 1024)));
 };
 
 /// The tile's reach: tabulated resized ranges and the staged window's geometry.

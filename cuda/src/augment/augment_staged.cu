@@ -93,6 +93,9 @@ __global__ void __launch_bounds__(crop_block_x* crop_block_y)
 constexpr int resize_block_x = 64; ///< threads along x: 256 outputs
 constexpr int resize_block_y = 4;
 
+// At least 4 blocks of 256 threads per SM caps registers at 64 a thread: the kernel uses no
+// shared memory and every architecture since sm_50 has 64 K registers and holds at least 1024
+// threads per SM, so the bound is reachable everywhere, not tuned for one GPU.
 __global__ void __launch_bounds__(resize_block_x* resize_block_y, 4)
     augment_resize(const __grid_constant__ staged_args a, const float* __restrict__ cropped,
                    float* __restrict__ resized) {
@@ -272,9 +275,17 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
+/// The staged fast blur's blocks per SM for its launch bounds: as many as the architecture's
+/// shared memory holds (its two planes of all channels, 1 KB reserved per block), at most the 6
+/// tuned on the H200; on an architecture with less shared memory the registers are then not
+/// capped for blocks that could never be resident.
+constexpr int blur_fast_blocks_per_sm = std::max(
+    1, std::min(6, fast::smem_per_sm_bytes() /
+                       (4 * fast::channels * (fast::raw_plane + fast::rows_plane) + 1024)));
+
 /// Op 5, the default shape (3 channels, radius 3, side a multiple of 32): 32 x 32 tiles of all
 /// channels of one image, the same passes as the fused kernel's (fast:: in augment_device.cuh).
-__global__ void __launch_bounds__(fast::threads, 6)
+__global__ void __launch_bounds__(fast::threads, blur_fast_blocks_per_sm)
     augment_blur_fast(const __grid_constant__ staged_args a,
                       const augment_sample* __restrict__ samples, const float* __restrict__ rotated,
                       float* __restrict__ blurred, int tiles_x, int tiles_per_image) {

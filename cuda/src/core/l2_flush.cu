@@ -7,7 +7,10 @@
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/error.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 namespace gpubench::cuda {
 namespace {
@@ -27,6 +30,27 @@ __global__ void read_flush(const uint4* __restrict__ data, std::size_t n, unsign
   if ((acc.x | acc.y | acc.z | acc.w) == 0xFFFFFFFFU) *sink = acc.x;
 }
 
+constexpr int read_flush_threads = 256;
+
+/// read_flush's grid on the current device: every SM full (the runtime's occupancy for this
+/// kernel times the SM count), asked once per device.
+unsigned read_flush_grid() {
+  static std::mutex m;
+  static std::map<int, unsigned> known;
+  int device = 0;
+  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
+  const std::lock_guard lock(m);
+  if (const auto it = known.find(device); it != known.end()) return it->second;
+  int per_sm = 0;
+  GPUBENCH_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_flush, read_flush_threads, 0));
+  int sms = 0;
+  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const auto grid = static_cast<unsigned>(std::max(1, per_sm * sms));
+  known[device] = grid;
+  return grid;
+}
+
 } // namespace
 
 l2_flusher::l2_flusher(int l2_bytes)
@@ -39,8 +63,9 @@ l2_flusher::l2_flusher(int l2_bytes)
 
 void l2_flusher::flush_by_reading(cudaStream_t s) {
   const std::size_t vectors = (buffer_.bytes() - 16) / sizeof(uint4);
-  read_flush<<<1024, 256, 0, s>>>(reinterpret_cast<const uint4*>(buffer_.data()), vectors,
-                                  reinterpret_cast<unsigned*>(buffer_.data() + vectors * 16));
+  read_flush<<<read_flush_grid(), read_flush_threads, 0, s>>>(
+      reinterpret_cast<const uint4*>(buffer_.data()), vectors,
+      reinterpret_cast<unsigned*>(buffer_.data() + vectors * 16));
   GPUBENCH_CHECK_LAUNCH("read_flush");
 }
 

@@ -335,8 +335,7 @@ result run_augment_point(const json& point, run_context& ctx) {
                            const std::function<void(cudaStream_t)>& body) {
     measure_gpu(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
     if (std::string_view(name) == "h2d") return;
-    if (!r.measurements.empty())
-      add_gpu_energy(r.measurements.back(), sampler, opts, body, images, "image");
+    add_gpu_energy(r, name, sampler, opts, body, images, "image");
     measure_gpu_extra_rows(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
   };
   measure_cpu();

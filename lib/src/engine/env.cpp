@@ -1,7 +1,7 @@
 #include "gpubench/engine/env.hpp"
 
 #include "gpubench/cuda/device.hpp"
-#include "gpubench/engine/test_slowdown.hpp"
+#include "gpubench/engine/test_hooks.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include <array>

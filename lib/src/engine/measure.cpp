@@ -1,20 +1,16 @@
 #include "gpubench/engine/measure.hpp"
 
-#include "gpubench/cuda/blocking_kernel.hpp"
-#include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/kernel_timestamps.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
 #include "gpubench/engine/errors.hpp"
-#include "gpubench/engine/test_slowdown.hpp"
+#include "gpubench/engine/sampler_frame.hpp"
+#include "gpubench/engine/test_hooks.hpp"
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
-#include "gpubench/telemetry/telemetry.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 namespace gpubench {
@@ -172,45 +168,11 @@ sampling_outcome sample_until_stable(const measure_options& opts,
   return out;
 }
 
-namespace {
-/// Set once a blocking kernel timed out: launches are being serialized (compute-sanitizer,
-/// CUDA_LAUNCH_BLOCKING=1...), so every later blocker would wait its full timeout too.
-std::atomic<bool> blocking_unusable{false};
-
-/// One sample's enqueue: `enqueue` puts the work on `s`, behind `blocker` when `hold` (released
-/// once the work is enqueued, or when `enqueue` throws); then the host waits for `s`. False when
-/// the blocker gave up before its release (the body waited for the GPU while enqueuing): the
-/// sample is not launch-free and is discarded.
-bool enqueue_held(cuda::blocking_kernel& blocker, bool hold, cudaStream_t s,
-                  const std::function<void()>& enqueue) {
-  if (hold) blocker.block(s);
-  try {
-    enqueue();
-  } catch (...) {
-    if (hold) blocker.release();
-    throw;
-  }
-  if (hold) blocker.release();
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
-  return !(hold && blocker.timed_out());
-}
-
-} // namespace
-
 std::uint64_t launch_free_hold_ns(double enqueue_s, double cap_s) {
   return static_cast<std::uint64_t>(std::min(2 * enqueue_s + 50e-6, cap_s) * 1e9);
 }
 
-bool launch_free_timing_usable() noexcept { return !blocking_unusable.load(); }
-void reset_launch_free_timing() noexcept { blocking_unusable.store(false); }
-
 namespace {
-/// Enqueues the flush `mode` asks for on `s` (nothing for none).
-void flush_l2(cuda::l2_flusher& flusher, l2_flush_mode mode, cudaStream_t s) {
-  if (mode == l2_flush_mode::read) flusher.flush_by_reading(s);
-  if (mode == l2_flush_mode::write) flusher.flush_by_writing(s);
-}
-
 measurement from_samples(std::string name, clock_kind clock, sampling_outcome outcome,
                          work_counts work, bool cold) {
   measurement m;
@@ -226,102 +188,86 @@ measurement from_samples(std::string name, clock_kind clock, sampling_outcome ou
   return m;
 }
 
-/// Starts the telemetry source (if any) and records its findings into the measurement at the end.
-class telemetry_scope {
-public:
-  explicit telemetry_scope(telemetry_source* t) : t_(t) {
-    if (t_ != nullptr) t_->start();
-  }
-  telemetry_scope(const telemetry_scope&) = delete;
-  telemetry_scope& operator=(const telemetry_scope&) = delete;
-  ~telemetry_scope() {
-    if (t_ != nullptr && !stopped_) (void)t_->stop();
-  }
-  void finish(measurement& m) {
-    if (t_ == nullptr) return;
-    stopped_ = true;
-    m.telemetry = t_->stop();
-  }
+/// The events strategy's steps: flushed and held (unless the body waits for the GPU while it
+/// enqueues), and a blocker lost to serialized launches is lost for the process.
+sampler_steps event_steps(body_kind kind) {
+  sampler_steps s;
+  s.hold = kind == body_kind::asynchronous;
+  s.hold_loss_is_process_wide = true;
+  return s;
+}
 
-private:
-  telemetry_source* t_;
-  bool stopped_ = false;
-};
+/// One events sample: the flush, then `body` between the event pair, behind the blocking kernel
+/// while the frame holds, or behind a fixed `hold_ns` spin instead (the launch-free reference of
+/// a body that cannot be blocked). `enqueue_s` gets the host's time to enqueue the body. NaN when
+/// the blocking kernel timed out: that sample is discarded.
+double event_sample(sampler_frame& frame, const cuda::event& start, const cuda::event& stop,
+                    const std::function<void(cudaStream_t)>& body, double& enqueue_s,
+                    std::uint64_t hold_ns = 0) {
+  using clock = std::chrono::steady_clock;
+  const cudaStream_t s = frame.stream();
+  const bool valid = frame.enqueue([&] {
+    frame.flush(); // outside the timed region
+    if (hold_ns > 0) cuda::launch_delay_ns(hold_ns, s);
+    start.record(s);
+    const auto t0 = clock::now();
+    body(s);
+    enqueue_s = std::chrono::duration<double>(clock::now() - t0).count();
+    stop.record(s);
+  });
+  return valid ? cuda::elapsed_seconds(start, stop) : std::numeric_limits<double>::quiet_NaN();
+}
 } // namespace
 
 gpu_sampler::gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher,
                          telemetry_source* telemetry)
     : stream_(stream), flusher_(flusher), telemetry_(telemetry) {}
 
-measurement gpu_sampler::run(std::string name, const measure_options& opts, work_counts work,
-                             const std::function<void(cudaStream_t)>& body, body_kind kind) {
-  notify_measurement_start(name, stream_); // multi-GPU start line
-  using clock = std::chrono::steady_clock;
+l2_flush_mode gpu_sampler::flush_for(const measure_options& opts) const noexcept {
+  return flusher_ != nullptr ? effective_l2_flush(opts) : l2_flush_mode::none;
+}
+
+std::vector<double> gpu_sampler::probe(const measure_options& opts,
+                                       const std::function<void(cudaStream_t)>& body,
+                                       body_kind kind, int count) {
+  auto dev = make_cuda_frame_device(flusher_, nullptr);
+  sampler_frame frame(*dev, stream_, flush_for(opts), event_steps(kind));
   const cuda::event start;
   const cuda::event stop;
-  const l2_flush_mode flush = flusher_ != nullptr ? effective_l2_flush(opts) : l2_flush_mode::none;
-  const bool cold = flush != l2_flush_mode::none;
-  // The blocking kernel gives up after 1 s, far longer than any enqueue of one sample's work.
-  cuda::blocking_kernel blocker(1.0);
-  bool blocked = kind == body_kind::asynchronous && !blocking_unusable.load();
-  telemetry_scope telemetry(telemetry_);
+  if (frame.holding()) frame.preload(body);
+  std::vector<double> out;
+  double enqueue_s = 0;
+  for (int i = 0; i < 2 * count && static_cast<int>(out.size()) < count; ++i)
+    if (const double x = event_sample(frame, start, stop, body, enqueue_s); !std::isnan(x))
+      out.push_back(x);
+  return out;
+}
+
+measurement gpu_sampler::run(std::string name, const measure_options& opts, work_counts work,
+                             const std::function<void(cudaStream_t)>& body, body_kind kind) {
+  // The test-only GPUBENCH_TEST_SLOWDOWN seam (test_hooks.hpp): `body` itself unless the knob
+  // names this measurement. Decided here, before the frame, never inside a sample.
+  const auto timed_body =
+      test_slowdown_body(name, body, [&] { return probe(opts, body, kind, 3); });
+  auto dev = make_cuda_frame_device(flusher_, telemetry_);
+  sampler_frame frame(*dev, stream_, flush_for(opts), event_steps(kind));
+  const cuda::event start;
+  const cuda::event stop;
+  if (frame.holding()) frame.preload(timed_body);
   std::vector<double> enqueue; ///< host seconds to enqueue each valid timed sample's work
-  std::uint64_t delay_ns = 0;  ///< GPUBENCH_TEST_SLOWDOWN's delay, when it names this measurement
-  // One sample. Behind the blocking kernel unless `hold_ns` > 0, which holds the GPU with a
-  // fixed-length spin instead (the launch-free reference of a body that cannot be blocked).
-  // NaN when the blocking kernel timed out: that sample is discarded.
-  const auto one = [&](bool timed, std::uint64_t hold_ns = 0) {
+  auto outcome = frame.sample(name, opts, [&] {
     double took = 0;
-    const bool valid = enqueue_held(blocker, blocked && hold_ns == 0, stream_, [&] {
-      if (cold) flush_l2(*flusher_, flush, stream_); // outside the timed region
-      if (hold_ns > 0) cuda::launch_delay_ns(hold_ns, stream_);
-      start.record(stream_);
-      const auto t0 = clock::now();
-      body(stream_);
-      took = std::chrono::duration<double>(clock::now() - t0).count();
-      if (delay_ns > 0) cuda::launch_delay_ns(delay_ns, stream_);
-      stop.record(stream_);
-    });
-    if (!valid) {
-      // The body waited for the GPU while enqueuing: this sample is not launch-free, and neither
-      // would the next be. Time the rest without the blocker.
-      blocked = false;
-      if (!blocking_unusable.exchange(true))
-        std::fprintf(stderr, "gpubench: warning: the blocking kernel timed out (launches "
-                             "serialized, e.g. by compute-sanitizer or CUDA_LAUNCH_BLOCKING=1); "
-                             "GPU samples from here on include the launch (timing: "
-                             "includes_launch)\n");
-      return std::numeric_limits<double>::quiet_NaN();
-    }
-    if (timed) enqueue.push_back(took);
-    return cuda::elapsed_seconds(start, stop);
-  };
-  // Test-only (GPUBENCH_TEST_SLOWDOWN): the delay is a fraction of this measurement's own median,
-  // taken from three untimed samples first, so one knob value means the same relative slowdown
-  // for every point.
-  if (const auto& knob = test_slowdown_from_env(); knob && knob->measurement == name) {
-    std::vector<double> calib;
-    for (int i = 0; i < 6 && calib.size() < 3; ++i)
-      if (const double x = one(false); !std::isnan(x)) calib.push_back(x);
-    if (!calib.empty())
-      delay_ns = static_cast<std::uint64_t>(knob->fraction * summarize(calib).median * 1e9);
-  }
-  if (blocked) {
-    // Lazy module loading (CUDA's default) loads a kernel's code at its first launch, and that
-    // load can wait for the GPU to go idle: behind the blocking kernel it would stall until the
-    // blocker's timeout. One untimed run first loads whatever the body (and the delay) launches.
-    if (cold) flush_l2(*flusher_, flush, stream_);
-    body(stream_);
-    if (delay_ns > 0) cuda::launch_delay_ns(delay_ns, stream_);
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
-  }
-  auto outcome = sample_until_stable(opts, [&] { return one(true); });
+    const double x = event_sample(frame, start, stop, timed_body, took);
+    if (!std::isnan(x)) enqueue.push_back(took);
+    return x;
+  });
+  const bool blocked = frame.holding();
   const std::size_t warmups = enqueue.size() - std::min(enqueue.size(), outcome.samples.size());
   enqueue.erase(enqueue.begin(), enqueue.begin() + static_cast<std::ptrdiff_t>(warmups));
-  auto m =
-      from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), cold);
+  auto m = from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work),
+                        frame.cold());
   m.timing = blocked ? gpu_timing::launch_free : gpu_timing::includes_launch;
-  m.l2_flush = flush;
+  m.l2_flush = frame.flush_mode();
   if (!enqueue.empty() && m.stats.median > 0) {
     m.host_enqueue_s = summarize(enqueue).median;
     // Behind the blocking kernel the host's enqueue is outside the timed region, however slow:
@@ -336,41 +282,42 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
       const std::uint64_t hold_ns = launch_free_hold_ns(m.host_enqueue_s, 0.05);
       std::vector<double> free;
       free.reserve(3);
-      for (int i = 0; i < 3; ++i) free.push_back(one(false, hold_ns));
+      double ignored = 0;
+      for (int i = 0; i < 3; ++i)
+        free.push_back(event_sample(frame, start, stop, timed_body, ignored, hold_ns));
       m.launch_free_s = summarize(free).median;
       if (m.launch_free_s > 0 && m.stats.median >= host_bound_gap_ratio * m.launch_free_s)
         m.host_bound = true;
     }
   }
-  telemetry.finish(m);
+  frame.finish(m);
   return m;
 }
 
 measurement gpu_sampler::run_batch(std::string name, const measure_options& opts, work_counts work,
                                    const std::function<void(cudaStream_t)>& body) {
-  const cuda::event start;
-  const cuda::event stop;
   // The launches of a sample are enqueued behind the blocking kernel, so the GPU runs them back to
   // back whatever the host's launch rate: for a kernel shorter than a launch (a few us) a loop of
   // launches between two events times the host, not the GPU. At most `max_held` launches are held
   // at once, far inside the driver's queue; a blocker that times out (the host waited for the GPU
-  // while enqueuing) ends holding for this measurement only.
+  // while enqueuing) ends holding for this measurement only. Never flushed.
   constexpr long max_held = 256;
-  cuda::blocking_kernel blocker(1.0);
-  bool held = !blocking_unusable.load();
+  sampler_steps steps;
+  steps.flush = false;
+  auto dev = make_cuda_frame_device(flusher_, telemetry_);
+  sampler_frame frame(*dev, stream_, l2_flush_mode::none, steps);
+  const cuda::event start;
+  const cuda::event stop;
   const auto timed = [&](long launches) {
-    if (!enqueue_held(blocker, held, stream_, [&] {
+    if (!frame.enqueue([&] {
           start.record(stream_);
           for (long i = 0; i < launches; ++i) body(stream_);
           stop.record(stream_);
-        })) {
-      held = false;
+        }))
       return std::numeric_limits<double>::quiet_NaN();
-    }
     return cuda::elapsed_seconds(start, stop);
   };
-  body(stream_); // first-launch costs (lazy module loading) outside any held sample
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+  frame.preload(body); // first-launch costs (lazy module loading) outside any held sample
   (void)timed(3);
   // Launches per sample from a short calibration: ten launches, timed the same way.
   double each = timed(10) / 10;
@@ -378,16 +325,15 @@ measurement gpu_sampler::run_batch(std::string name, const measure_options& opts
   const double target = opts.batch_time > 0 ? opts.batch_time : 0.01;
   const long launches =
       each > 0 ? std::clamp(static_cast<long>(target / each), 1L, max_held) : max_held;
-  telemetry_scope telemetry(telemetry_);
   auto outcome =
-      sample_until_stable(opts, [&] { return timed(launches) / static_cast<double>(launches); });
+      frame.sample(name, opts, [&] { return timed(launches) / static_cast<double>(launches); });
   auto m =
       from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), false);
   m.timing = gpu_timing::batch;
   m.l2_flush = l2_flush_mode::none;
   m.batch_launches = launches;
-  m.batch_launch_free = held;
-  telemetry.finish(m);
+  m.batch_launch_free = frame.holding();
+  frame.finish(m);
   return m;
 }
 
@@ -396,41 +342,32 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
                             const std::function<void(cudaStream_t)>& body, std::string& why) {
   auto trace = cuda::kernel_timestamps::open(why);
   if (!trace) return std::nullopt;
-  const l2_flush_mode flush = flusher_ != nullptr ? effective_l2_flush(opts) : l2_flush_mode::none;
-  const bool cold = flush != l2_flush_mode::none;
-  // Held as in run(): a body of several kernels then runs them back to back, so the span holds
-  // the GPU's gaps between them, not the host's.
-  cuda::blocking_kernel blocker(1.0);
-  bool held = !blocking_unusable.load();
+  // Flushed and held as run() does: a body of several kernels then runs them back to back, so
+  // the span holds the GPU's gaps between them, not the host's.
+  auto dev = make_cuda_frame_device(flusher_, telemetry_);
+  sampler_frame frame(*dev, stream_, flush_for(opts), sampler_steps{});
   // A body that throws leaves the window open: the tracer's destructor closes it.
   const auto one = [&] {
-    const bool valid = enqueue_held(blocker, held, stream_, [&] {
-      if (cold) flush_l2(*flusher_, flush, stream_); // before begin(): not part of the sample
+    const bool valid = frame.enqueue([&] {
+      frame.flush(); // before begin(): not part of the sample
       trace->begin();
       body(stream_);
       trace->end();
     });
     const double span = trace->span_s(); // NaN when CUPTI dropped the sample's records
-    if (!valid) {
-      held = false;
-      return std::numeric_limits<double>::quiet_NaN();
-    }
-    return span;
+    return valid ? span : std::numeric_limits<double>::quiet_NaN();
   };
   // Tracing instruments the kernels at their next launch, which may wait for an idle GPU: one
   // untimed run outside any hold.
-  if (cold) flush_l2(*flusher_, flush, stream_);
-  body(stream_);
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+  frame.preload(body);
   (void)trace->span_s();
-  telemetry_scope telemetry(telemetry_);
-  auto outcome = sample_until_stable(opts, one);
-  auto m =
-      from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work), cold);
+  auto outcome = frame.sample(name, opts, one);
+  auto m = from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work),
+                        frame.cold());
   m.timing = gpu_timing::timestamps;
-  m.l2_flush = flush;
+  m.l2_flush = frame.flush_mode();
   m.launch_free_s = m.stats.median;
-  telemetry.finish(m);
+  frame.finish(m);
   return m;
 }
 

@@ -2,9 +2,11 @@
 
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -51,15 +53,22 @@ void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& 
   }
 }
 
-void add_gpu_energy(measurement& m, gpu_sampler& sampler, const common_options& opts,
-                    const std::function<void(cudaStream_t)>& body, double ops_per_launch,
-                    const std::string& op_unit, double bytes_per_op) {
+void add_gpu_energy(result& r, const std::string& name, gpu_sampler& sampler,
+                    const common_options& opts, const std::function<void(cudaStream_t)>& body,
+                    double ops_per_launch, const std::string& op_unit, double bytes_per_op) {
   if (!opts.energy || interrupt_requested()) return;
+  const auto row = std::find_if(r.measurements.begin(), r.measurements.end(),
+                                [&](const measurement& m) { return m.name == name; });
+  if (row == r.measurements.end()) return;
+  const auto dev = make_cuda_frame_device(nullptr, nullptr);
+  sampler_frame frame(*dev, sampler.stream(), l2_flush_mode::none, back_to_back_steps());
+  const std::string gate = name + " (energy)";
   telemetry_source* t = sampler.telemetry();
-  m.energy = measure_gpu_energy(t != nullptr ? t->monitor() : nullptr,
-                                t != nullptr ? t->unavailable_reason() : "no telemetry source",
-                                sampler.stream(), body, ops_per_launch, op_unit, bytes_per_op,
-                                energy_options_for(opts.measure));
+  row->energy = measure_gpu_energy(t != nullptr ? t->monitor() : nullptr,
+                                   t != nullptr ? t->unavailable_reason() : "no telemetry source",
+                                   frame, gate, body, ops_per_launch, op_unit, bytes_per_op,
+                                   energy_options_for(opts.measure));
+  frame.finish(gate); // the gate, where the energy could not be measured on this GPU
 }
 
 void add_cpu_energy(measurement& m, const common_options& opts, const std::function<void()>& body,

@@ -1,112 +1,19 @@
 #include "gpubench/engine/runner.hpp"
 
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/cuda/fault_injection.hpp"
 #include "gpubench/engine/env.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/test_hooks.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <cstdlib>
 #include <new>
-#include <optional>
 #include <string_view>
 #include <system_error>
 
 namespace gpubench {
-
-namespace {
-
-/// GPUBENCH_INJECT_FAULT=BENCHMARK:POINT[:KIND] (test-only, docs/reliability.md): in the
-/// POINT-th point of the run's plan (1-based), which must belong to BENCHMARK, KIND happens:
-/// illegal_address (the default) launches a kernel that faults on the point's device; bad_alloc
-/// throws std::bad_alloc as a failed host allocation would; thread_start restarts the CPU thread
-/// pool with its second thread failing to start (as under `ulimit -u` or a pids limit).
-enum class fault_kind { illegal_address, bad_alloc, thread_start };
-struct injected_fault {
-  std::string benchmark;
-  std::size_t point = 0;
-  fault_kind kind = fault_kind::illegal_address;
-};
-
-constexpr const char* inject_fault_variable = "GPUBENCH_INJECT_FAULT";
-
-/// The variable's value, checked for form; unset or empty means no injection.
-std::optional<injected_fault> fault_injection_from_env() {
-  const char* value = std::getenv(inject_fault_variable);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  const std::string_view text(value);
-  const auto colon = text.find(':');
-  injected_fault f;
-  std::string_view number = colon == std::string_view::npos ? "" : text.substr(colon + 1);
-  std::string_view kind;
-  if (const auto second = number.find(':'); second != std::string_view::npos) {
-    kind = number.substr(second + 1);
-    number = number.substr(0, second);
-  }
-  const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), f.point);
-  const bool kind_ok =
-      kind.empty() || kind == "illegal_address" || kind == "bad_alloc" || kind == "thread_start";
-  if (colon == std::string_view::npos || colon == 0 || number.empty() || ec != std::errc() ||
-      ptr != number.data() + number.size() || f.point == 0 || !kind_ok)
-    throw usage_error(fmt::format("{}: '{}' is not BENCHMARK:POINT[:KIND] (a benchmark, the "
-                                  "1-based index of a point in the run's plan and optionally "
-                                  "illegal_address, bad_alloc or thread_start, e.g. vecadd:2)",
-                                  inject_fault_variable, text.substr(0, 80)));
-  if (kind == "bad_alloc") f.kind = fault_kind::bad_alloc;
-  if (kind == "thread_start") f.kind = fault_kind::thread_start;
-  f.benchmark = std::string(text.substr(0, colon));
-  if (find_benchmark(f.benchmark) == nullptr) {
-    std::string known;
-    for (const auto& b : all_benchmarks()) known += (known.empty() ? "" : ", ") + b.name;
-    throw usage_error(fmt::format("{}: '{}' is not a benchmark; expected one of {}",
-                                  inject_fault_variable, f.benchmark, known));
-  }
-  return f;
-}
-
-/// The point must exist, belong to the benchmark named and run on a GPU.
-void check_fault_injection(const injected_fault& f, const std::vector<planned_point>& points) {
-  if (f.point > points.size())
-    throw usage_error(fmt::format("{}: point {} is beyond the plan, which has {} point{}",
-                                  inject_fault_variable, f.point, points.size(),
-                                  points.size() == 1 ? "" : "s"));
-  const planned_point& p = points[f.point - 1];
-  if (p.bench->name != f.benchmark)
-    throw usage_error(fmt::format("{}: point {} of the plan is a {} point, not {}",
-                                  inject_fault_variable, f.point, p.bench->name, f.benchmark));
-  if (f.kind == fault_kind::illegal_address && point_device(p.params) < 0)
-    throw usage_error(fmt::format("{}: point {} runs on the CPU only (--cpu-only); a device fault "
-                                  "needs a GPU",
-                                  inject_fault_variable, f.point));
-}
-
-/// Makes the test-only fault of GPUBENCH_INJECT_FAULT happen at the start of point `index`.
-void inject_fault(const injected_fault& f, const planned_point& p, std::size_t index,
-                  run_context& ctx) {
-  switch (f.kind) {
-  case fault_kind::illegal_address:
-    ctx.log("{}: launching the kernel fault_injection before point {} (test-only)",
-            inject_fault_variable, index);
-    cuda::inject_illegal_address(point_device(p.params));
-    return;
-  case fault_kind::bad_alloc:
-    ctx.log("{}: std::bad_alloc in point {} (test-only)", inject_fault_variable, index);
-    throw std::bad_alloc();
-  case fault_kind::thread_start:
-    ctx.log("{}: the CPU thread pool restarts in point {} and its second thread fails to start "
-            "(test-only)",
-            inject_fault_variable, index);
-    ctx.drop_cpu_pool();
-    thread_pool::fail_thread_start_for_testing(2);
-    return;
-  }
-}
-
-} // namespace
 
 void complete_point(const point_plumbing& plumbing, result& r, run_context& ctx, int device) {
   if (r.verify.performed && !r.verify.passed && r.status == result_status::ok) {
@@ -132,7 +39,7 @@ void complete_point(const point_plumbing& plumbing, result& r, run_context& ctx,
 std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
                                        const common_options& opts) {
   // A malformed test hook is a usage error before anything touches a device.
-  (void)fault_injection_from_env();
+  (void)test_hooks_from_env();
   if (opts.cpu_only && !b.supports_cpu_only)
     throw usage_error(fmt::format("--cpu-only: {} has no CPU-only mode; it needs a GPU", b.name));
   const auto points = b.plan(with_defaults(b, values), opts);
@@ -204,8 +111,7 @@ result failed_point(const planned_point& p, result_status status, std::string re
 run_report execute(const std::vector<planned_point>& points, run_context& ctx,
                    const std::vector<std::string>& argv, point_observer* observer) {
   using clock = std::chrono::steady_clock;
-  const auto inject = fault_injection_from_env();
-  if (inject) check_fault_injection(*inject, points);
+  check_fault_injection(points); // the test-only GPUBENCH_INJECT_FAULT (test_hooks.hpp)
   defer_interrupts(); // from here on a signal stops the run and the results so far are written
   run_report rep;
   rep.meta = collect_meta(argv);
@@ -239,7 +145,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     result r;
     bool stop = false;
     try {
-      if (inject && inject->point == i + 1) inject_fault(*inject, p, i + 1, ctx);
+      inject_fault_at(i + 1, p, ctx); // test-only; nothing unless GPUBENCH_INJECT_FAULT names it
       r = p.bench->run_point(p.params, ctx);
       drop_unsampled(r);
     }

@@ -11,6 +11,7 @@
 #include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/phases.hpp"
+#include "gpubench/engine/test_hooks.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
@@ -24,7 +25,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <ostream>
 
@@ -125,19 +125,13 @@ result run_pipeline_point(const json& point, run_context& ctx) {
   const int warm = cfg.warmup_steps;
 
   // ---- verification: the same steps from the same seed in every mode ----
-  const std::string corrupt = point.value(pipeline_corrupt_key, "");
   const auto trained = [&](pipeline_mode m) {
     engine.reset_weights();
     engine.start(m, s);
     if (warm > 0) engine.run(m, warm, s);
     engine.run(m, n, s);
     auto w = engine.trained_weights();
-    if (corrupt == mode_name(m) && !w.empty()) {
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, &w[w.size() / 2], sizeof bits);
-      bits ^= 1U;
-      std::memcpy(&w[w.size() / 2], &bits, sizeof bits);
-    }
+    corrupt_for_test(point, mode_name(m), w); // the GPU tests' hook (test_hooks.hpp)
     return w;
   };
   if (opts.verify) {
@@ -219,10 +213,9 @@ result run_pipeline_point(const json& point, run_context& ctx) {
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n);
             });
     if (!host.empty()) host_per_step[m] = summarize(host).median;
-    if (!r.measurements.empty() && r.measurements.back().name == mode_key(m))
-      add_gpu_energy(
-          r.measurements.back(), sampler, opts, [&](cudaStream_t st) { engine.run(m, n, st); },
-          static_cast<double>(n), "step");
+    add_gpu_energy(
+        r, mode_key(m), sampler, opts, [&](cudaStream_t st) { engine.run(m, n, st); },
+        static_cast<double>(n), "step");
   }
   engine.start(pipeline_mode::serial, s); // quiets the cpu-augment loader
   derive_pipeline_figures(r, cfg, w, host_per_step);

@@ -142,8 +142,7 @@ result run_stream_point(const json& point, run_context& ctx) {
     const auto body = [&](cudaStream_t st) { launch(op, st); };
     const auto w = work(op);
     r.measurements.push_back(sampler.run(name, opts.measure, w, body));
-    add_gpu_energy(r.measurements.back(), sampler, opts, body, w.items, "element",
-                   w.bytes / w.items);
+    add_gpu_energy(r, name, sampler, opts, body, w.items, "element", w.bytes / w.items);
     measure_gpu_extra_rows(r, sampler, name, opts.measure, w, body);
   }
   measure_cpu();

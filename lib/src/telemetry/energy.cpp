@@ -232,15 +232,17 @@ double completed_at(const std::vector<std::pair<double, long>>& timeline, double
 } // namespace
 
 json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_reason,
-                        cudaStream_t stream, const std::function<void(cudaStream_t)>& body,
-                        double ops_per_launch, const std::string& op_unit, double bytes_per_op,
-                        const energy_options& o) {
+                        sampler_frame& frame, std::string_view name,
+                        const std::function<void(cudaStream_t)>& body, double ops_per_launch,
+                        const std::string& op_unit, double bytes_per_op, const energy_options& o) {
   if (monitor == nullptr) return energy_unsupported(unavailable_reason);
   if (const auto e = monitor->energy_mj(); !e.value) return energy_unsupported(e.error);
+  const cudaStream_t stream = frame.stream();
   GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
   const baseline base = cached_baseline(*monitor, o);
   if (!base.error.empty()) return energy_unsupported(base.error);
   const double window_s = energy_window_seconds(base.tick_s, o);
+  frame.preload(body);
 
   // Launches per chunk: about 1 ms of work, the unit in which the feeding thread sees progress.
   const cuda::event start;
@@ -311,6 +313,8 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   };
   std::vector<window_edges> edges;
   std::string counter_error;
+  // Every GPU of --concurrent begins its load here together (the GPU waits behind the gate).
+  frame.start(name);
   power_sampler power(*monitor, o.power_hz);
   std::optional<step_watcher> watcher;
   std::mt19937_64 rng(o.seed);

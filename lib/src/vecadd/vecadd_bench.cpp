@@ -173,9 +173,8 @@ result run_vecadd_point(const json& point, run_context& ctx) {
     measure_gpu(r, sampler, name, opts.measure, std::move(w), body, kind);
   };
   measure("kernel", work, kernel);
-  if (!r.measurements.empty())
-    add_gpu_energy(r.measurements.back(), sampler, opts, kernel, static_cast<double>(n), "element",
-                   3.0 * static_cast<double>(size));
+  add_gpu_energy(r, "kernel", sampler, opts, kernel, static_cast<double>(n), "element",
+                 3.0 * static_cast<double>(size));
   measure_gpu_extra_rows(r, sampler, "kernel", opts.measure, work, kernel);
   measure(
       "h2d", {2 * bd, nd, "elements"},

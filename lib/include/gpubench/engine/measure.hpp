@@ -152,8 +152,9 @@ enum class body_kind {
 /// returning). Asynchronous bodies are enqueued behind a blocking kernel (launch-free timing,
 /// methodology.md); a sample whose blocking kernel timed out is discarded and the rest of the
 /// measurement is timed without it. With a telemetry source the measurement records what the GPU
-/// was doing (telemetry.hpp). Also times the host's enqueue of each sample (host_bound) and applies
-/// the test-only GPUBENCH_TEST_SLOWDOWN delay (test_slowdown.hpp).
+/// was doing (telemetry.hpp). Also times the host's enqueue of each sample (host_bound). Each
+/// sampler is a strategy over the steps every sampler shares (sampler_frame.hpp): the flush, the
+/// blocker, the pre-run that loads the body's kernels, the --concurrent start gate and telemetry.
 class gpu_sampler {
 public:
   gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher,
@@ -162,7 +163,8 @@ public:
                   const std::function<void(cudaStream_t)>& body,
                   body_kind kind = body_kind::asynchronous);
   /// Back-to-back launches of `body` between two events, about opts.batch_time seconds a sample;
-  /// a sample is the mean time of one launch. Never cold: only the first launch follows a flush.
+  /// a sample is the mean time of one launch. Never flushed: after the first, back-to-back launches
+  /// run warm.
   measurement run_batch(std::string name, const measure_options& opts, work_counts work,
                         const std::function<void(cudaStream_t)>& body);
   /// Each sample enqueued behind the blocking kernel as run() does (flushed as run() does), timed
@@ -172,10 +174,18 @@ public:
                                             work_counts work,
                                             const std::function<void(cudaStream_t)>& body,
                                             std::string& why);
+  /// Up to `count` samples of `body` taken exactly as run() takes them (flushed, behind the
+  /// blocking kernel), outside any measurement: no start gate, no telemetry, no statistics. For
+  /// calibrating what depends on a body's own time (the test-only delay of test_hooks.hpp).
+  std::vector<double> probe(const measure_options& opts,
+                            const std::function<void(cudaStream_t)>& body, body_kind kind,
+                            int count);
   [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
+  [[nodiscard]] cuda::l2_flusher* flusher() const noexcept { return flusher_; }
   [[nodiscard]] telemetry_source* telemetry() const noexcept { return telemetry_; }
 
 private:
+  [[nodiscard]] l2_flush_mode flush_for(const measure_options& opts) const noexcept;
   cudaStream_t stream_;
   cuda::l2_flusher* flusher_;
   telemetry_source* telemetry_;

@@ -44,12 +44,15 @@ void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& 
                             const measure_options& opts, const work_counts& work,
                             const std::function<void(cudaStream_t)>& body);
 
-/// --energy on a GPU row: the energy per operation of `body` run back to back on the sampler's
-/// stream, read from the sampler's telemetry (energy.hpp), into `m`. Nothing without --energy or
-/// after SIGINT. `bytes_per_op` > 0 adds bytes per joule.
-void add_gpu_energy(measurement& m, gpu_sampler& sampler, const common_options& opts,
-                    const std::function<void(cudaStream_t)>& body, double ops_per_launch,
-                    const std::string& op_unit, double bytes_per_op = 0);
+/// --energy on the GPU row `name` of `r`: the energy per operation of `body` run back to back on
+/// the sampler's stream, read from the sampler's telemetry (energy.hpp), into that row's
+/// "energy". Nothing without --energy, after SIGINT, or when `r` has no row `name` (a row
+/// interrupted before its first sample). The energy strategy passes the --concurrent start gate
+/// as '<name> (energy)', so the windows of every GPU begin together. `bytes_per_op` > 0 adds
+/// bytes per joule.
+void add_gpu_energy(result& r, const std::string& name, gpu_sampler& sampler,
+                    const common_options& opts, const std::function<void(cudaStream_t)>& body,
+                    double ops_per_launch, const std::string& op_unit, double bytes_per_op = 0);
 
 /// --energy on a CPU row: the energy per operation of `body` from RAPL where the host exposes it
 /// (energy.hpp), into `m`. Nothing without --energy or after SIGINT.

@@ -3,6 +3,7 @@
 // graph and (augment-train) with stage A on CPU threads; steps/s per mode against the ideal
 // overlap, and the trained weights of every mode checked bitwise against serial's.
 #include "gpubench/engine/benchmark.hpp"
+#include "gpubench/engine/test_hooks.hpp"
 #include "gpubench/pipeline/pipeline.hpp"
 #include "gpubench/results/result.hpp"
 
@@ -24,8 +25,9 @@ pipeline_config pipeline_config_from_point(const nlohmann::json& point);
 void derive_pipeline_figures(result& r, const pipeline_config& cfg, const stage_work& w,
                              const std::map<pipeline_mode, double>& host_per_step);
 
-/// Test hook: a point with the key "corrupt_weights_of" set to a mode name has one bit of that
-/// mode's trained weights flipped before the bitwise comparison (the check must then fail).
-inline constexpr const char* pipeline_corrupt_key = "corrupt_weights_of";
+/// Test hook (test_hooks.hpp, corrupt_for_test): a point with this key set to a mode name has one
+/// bit of that mode's trained weights flipped before the bitwise comparison (the check must then
+/// fail).
+inline constexpr const char* pipeline_corrupt_key = test_corrupt_key;
 
 } // namespace gpubench

@@ -5,6 +5,7 @@
 // step, and the step and an idle baseline are measured in the same run. Instant power, sampled at
 // 10 Hz over the same windows and integrated, cross-checks the counter. methodology.md explains.
 #include "gpubench/engine/measure.hpp"
+#include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include <cuda_runtime_api.h>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -95,12 +97,15 @@ inline constexpr double host_bound_busy = 0.95;
 /// {"supported": false, "reason": ...}
 nlohmann::json energy_unsupported(const std::string& reason);
 
-/// Runs `body` back to back on `stream` (two chunks of launches in flight, so the GPU never idles)
-/// and measures its energy per operation with `monitor`; `ops_per_launch` operations a launch.
-/// The tick and idle baseline are measured once per monitor and reused for the run.
+/// Runs `body` back to back on the frame's stream (chunks of launches in flight, so the GPU never
+/// idles) and measures its energy per operation with `monitor`; `ops_per_launch` operations a
+/// launch. The energy strategy over `frame` (sampler_frame.hpp: neither flushed nor held, no
+/// telemetry of its own): the frame's pre-run loads the body's kernels, and the load that the
+/// windows measure begins at the frame's start gate, `name` (after the idle baseline and the
+/// calibration). The tick and idle baseline are measured once per monitor and reused for the run.
 /// Never throws for a missing counter: the object then says unsupported and why.
 nlohmann::json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_reason,
-                                  cudaStream_t stream,
+                                  sampler_frame& frame, std::string_view name,
                                   const std::function<void(cudaStream_t)>& body,
                                   double ops_per_launch, const std::string& op_unit,
                                   double bytes_per_op, const energy_options& o);
