@@ -148,7 +148,6 @@ void add_table_options(CLI::App& cmd, raw_text& raw, option_group g) {
       if (s.kind == option_kind::integer) o->transform(integer_text);
       if (s.kind == option_kind::seconds) o->transform(number_text);
       if (s.kind == option_kind::seed) o->transform(seed_text);
-      if (s.kind == option_kind::word || s.kind == option_kind::percent) o->check(non_empty_text);
     }
     raw.option[s.name] = o;
   }
@@ -168,10 +167,9 @@ nlohmann::json value_given(const option_spec& s, const raw_text& raw) {
   case option_kind::percent:
     return parse_percent(text, s.name.c_str());
   case option_kind::word:
-    if (std::find(s.choices.begin(), s.choices.end(), text) == s.choices.end())
-      throw usage_error(fmt::format("--{}: '{}' is not one of {}", s.name, clip(text),
-                                    fmt::join(s.choices, ", ")));
-    return text;
+    if (const auto choice = match_choice(s, text)) return *choice;
+    throw usage_error(
+        fmt::format("--{}: '{}' is not one of {}", s.name, clip(text), fmt::join(s.choices, ", ")));
   default:
     return text;
   }

@@ -184,3 +184,46 @@ TEST_CASE("rerun plans the recorded points again and refuses what this build can
   CHECK_THROWS_WITH(gpubench::rerun_points(other, opts),
                     Contains("results[2] (vecadd)") && Contains("unroll"));
 }
+
+namespace {
+
+json schema(const char* name) {
+  std::ifstream in(std::string(GPUBENCH_SOURCE_DIR) + "/docs/schema/" + name);
+  REQUIRE(in);
+  return json::parse(in);
+}
+
+/// The schema of a numeric option states the row's range; a word option its choices.
+void check_schema_range(const gpubench::option_spec& s, const json& prop) {
+  using k = gpubench::option_kind;
+  if (s.kind == k::integer || s.kind == k::seconds) {
+    CHECK(prop.at(s.min_exclusive ? "exclusiveMinimum" : "minimum").get<double>() == s.min);
+    CHECK(prop.at("maximum").get<double>() == s.max);
+  }
+  if (s.kind == k::word) CHECK(prop.at("enum") == json(s.choices));
+  if (s.kind == k::flag) CHECK(prop.at("type") == "boolean");
+}
+
+} // namespace
+
+TEST_CASE("the JSON Schemas of run files and results list every option with its range",
+          "[option_table]") {
+  const json run_file = schema("run-file.schema.json").at("$defs").at("options").at("properties");
+  const json meta =
+      schema("gpubench-result.schema.json").at("properties").at("meta").at("properties").at(
+          "options");
+  std::vector<std::string> names;
+  for (const auto& s : gpubench::measurement_options()) {
+    CAPTURE(s.name);
+    names.push_back(s.name);
+    REQUIRE(run_file.contains(s.name));
+    REQUIRE(meta.at("properties").contains(s.name));
+    check_schema_range(s, run_file.at(s.name));
+    check_schema_range(s, meta.at("properties").at(s.name));
+  }
+  CHECK(meta.at("required") == json(names));
+  for (const auto& [key, prop] : run_file.items()) {
+    CAPTURE(key);
+    CHECK((gpubench::find_option(key) != nullptr || prop.value("deprecated", false)));
+  }
+}

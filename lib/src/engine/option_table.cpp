@@ -116,7 +116,11 @@ std::vector<option_spec> make_table() {
     return json(std::string(to_string(effective_l2_flush(o.measure))));
   };
   flush.set = [](option_target to, const json& v) {
-    to.opts.measure.l2_flush = parse_l2_flush_mode(v.get<std::string>());
+    auto& m = to.opts.measure;
+    m.l2_flush = parse_l2_flush_mode(v.get<std::string>());
+    // The flush --warm (or its absence) implies is left unset, as if not given: a record's
+    // "l2-flush": "read" is no choice the user made.
+    if (m.l2_flush == (m.warm ? l2_flush_mode::none : l2_flush_mode::read)) m.l2_flush.reset();
   };
   flush.is_set = [](const common_options& o) { return o.measure.l2_flush.has_value(); };
   table.push_back(std::move(flush));
@@ -242,6 +246,15 @@ const option_spec* find_option(std::string_view name) noexcept {
   return nullptr;
 }
 
+std::optional<std::string> match_choice(const option_spec& s, std::string_view text) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  for (const auto& c : s.choices)
+    if (c.size() == text.size() &&
+        std::equal(c.begin(), c.end(), text.begin(), [&](char a, char b) { return a == lower(b); }))
+      return c;
+  return std::nullopt;
+}
+
 json read_option_value(const option_spec& s, const json& v, std::string_view path) {
   switch (s.kind) {
   case option_kind::integer:
@@ -276,11 +289,9 @@ json read_option_value(const option_spec& s, const json& v, std::string_view pat
     if (!v.is_boolean()) fail_value(path, v, "true or false");
     return v;
   case option_kind::word: {
-    const auto expected = fmt::format("one of {}", fmt::join(s.choices, ", "));
-    if (!v.is_string() ||
-        std::find(s.choices.begin(), s.choices.end(), v.get<std::string>()) == s.choices.end())
-      fail_value(path, v, expected);
-    return v;
+    const auto choice = v.is_string() ? match_choice(s, v.get<std::string>()) : std::nullopt;
+    if (!choice) fail_value(path, v, fmt::format("one of {}", fmt::join(s.choices, ", ")));
+    return *choice;
   }
   case option_kind::seed:
     if (!v.is_number_unsigned())

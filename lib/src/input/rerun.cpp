@@ -65,16 +65,19 @@ run_report load_rerun_source(const std::string& path) {
 }
 
 void apply_recorded_options(const json& record, common_options& opts, std::string& device_spec) {
-  for (const auto& [key, v] : record.items()) {
-    const auto path = fmt::format("meta.options.{}", clip(key, 40));
-    const option_spec* spec = find_option(key);
-    if (spec == nullptr)
-      throw usage_error(fmt::format("{}: an option this gpubench does not have (the file comes "
-                                    "from a newer build)",
-                                    path));
+  for (const auto& [key, v] : record.items())
+    if (find_option(key) == nullptr)
+      throw usage_error(fmt::format("meta.options.{}: an option this gpubench does not have (the "
+                                    "file comes from a newer build)",
+                                    clip(key, 40)));
+  // In the table's order: --warm before the --l2-flush it implies.
+  for (const auto& spec : measurement_options()) {
+    if (!record.contains(spec.name)) continue; // an older record: the default
+    const json& v = record.at(spec.name);
     // A --cpu-only run records no device.
-    if (spec->kind == option_kind::devices && v.is_array() && v.empty()) continue;
-    spec->set({opts, device_spec}, read_option_value(*spec, v, path));
+    if (spec.kind == option_kind::devices && v.is_array() && v.empty()) continue;
+    spec.set({opts, device_spec},
+             read_option_value(spec, v, fmt::format("meta.options.{}", spec.name)));
   }
 }
 

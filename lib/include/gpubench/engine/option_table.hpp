@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,9 @@ bool option_is_set(const option_spec& spec, const common_options& opts);
 const std::vector<option_spec>& measurement_options();
 /// The row named `name` (without dashes), or nullptr.
 const option_spec* find_option(std::string_view name) noexcept;
+
+/// The choice of a word option that `text` names, in any case ("WRITE" is write).
+std::optional<std::string> match_choice(const option_spec& spec, std::string_view text);
 
 /// Checks a run file's (or meta.options') value of `spec`; usage_error naming `path`, the value
 /// and what was expected. Returns the value in its canonical JSON form (a device list as text).
