@@ -115,16 +115,11 @@ std::map<const common_options*, raw_text*>& raw_of() {
 
 bool offered_in(option_group g, const common_option_set& offered) {
   switch (g) {
-  case option_group::always:
-    return true;
-  case option_group::measurement:
-    return offered.measurement;
-  case option_group::inputs:
-    return offered.inputs;
-  case option_group::cpu_threads:
-    return offered.cpu_threads;
-  case option_group::cpu_only:
-    return offered.cpu_only;
+  case option_group::always: return true;
+  case option_group::measurement: return offered.measurement;
+  case option_group::inputs: return offered.inputs;
+  case option_group::cpu_threads: return offered.cpu_threads;
+  case option_group::cpu_only: return offered.cpu_only;
   }
   return false;
 }
@@ -158,20 +153,19 @@ nlohmann::json value_given(const option_spec& s, const raw_text& raw) {
   if (s.kind == option_kind::flag) return raw.flags.find(s.name)->second;
   const std::string& text = raw.text.find(s.name)->second;
   switch (s.kind) {
-  case option_kind::integer:
-    return std::stoll(text);
-  case option_kind::seconds:
-    return std::stod(text);
-  case option_kind::seed:
-    return std::stoull(text);
-  case option_kind::percent:
-    return parse_percent(text, s.name.c_str());
+  case option_kind::integer: return std::stoll(text);
+  case option_kind::seconds: {
+    double v = 0; // normalized by number_text: a plain decimal (std::stod refuses subnormals)
+    std::from_chars(text.data(), text.data() + text.size(), v);
+    return v;
+  }
+  case option_kind::seed: return std::stoull(text);
+  case option_kind::percent: return parse_percent(text, s.name.c_str());
   case option_kind::word:
     if (const auto choice = match_choice(s, text)) return *choice;
     throw usage_error(
         fmt::format("--{}: '{}' is not one of {}", s.name, clip(text), fmt::join(s.choices, ", ")));
-  default:
-    return text;
+  default: return text;
   }
 }
 } // namespace

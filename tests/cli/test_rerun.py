@@ -9,7 +9,7 @@ import subprocess
 import time
 import unittest
 
-from gpubench_cli import GPUBENCH, run, tempdir, validate
+from gpubench_cli import FAST, GPUBENCH, has_gpu, run, tempdir, validate
 
 BASE = ["vecadd", "--cpu-only", "--n", "1K", "--cpu-threads", "1"]
 # Options only a GPU run can take: --concurrent refuses --cpu-only, and a --cpu-only run records
@@ -254,6 +254,49 @@ class Journal(unittest.TestCase):
                              [r["params"] for r in first["results"]])
             self.assertGreaterEqual(doc["meta"]["resumed"]["kept_points"], 3)
             self.assertFalse(os.path.exists(journal))
+
+
+def gpu_count():
+    p = run("devices", "--format", "json")
+    if p.returncode != 0:
+        return 0
+    doc = json.loads(p.stdout)
+    return len(doc.get("devices", doc) if isinstance(doc, dict) else doc)
+
+
+@unittest.skipUnless(has_gpu(), "needs a usable GPU (scripts/gpu-check.sh runs it)")
+class OnTheGpu(unittest.TestCase):
+    """GPU points: the record names the GPUs and the flush; a rerun repeats them."""
+
+    def check(self, *args):
+        with tempdir() as d:
+            first = os.path.join(d, "first.json")
+            p = run("vecadd", "--n", "1M", *FAST, *args, "--output", first, "-q")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            again = os.path.join(d, "again.json")
+            p = run("rerun", first, "--output", again, "-q")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(first, encoding="utf-8") as f:
+                a = json.load(f)
+            with open(again, encoding="utf-8") as f:
+                b = json.load(f)
+            validate(b)
+            self.assertEqual(b["meta"]["options"], a["meta"]["options"])
+            self.assertEqual([(r["benchmark"], r["params"], r["device"]) for r in b["results"]],
+                             [(r["benchmark"], r["params"], r["device"]) for r in a["results"]])
+            return a["meta"]["options"]
+
+    def test_one_gpu(self):
+        options = self.check("--l2-flush", "write", "--seed", "5")
+        self.assertEqual(options["device"], [0])
+        self.assertEqual(options["l2-flush"], "write")
+        self.assertEqual(options["seed"], 5)
+
+    @unittest.skipUnless(gpu_count() >= 2, "needs two GPUs")
+    def test_two_gpus_at_once(self):
+        options = self.check("--device", "0,1", "--concurrent")
+        self.assertEqual(options["device"], [0, 1])
+        self.assertTrue(options["concurrent"])
 
 
 if __name__ == "__main__":

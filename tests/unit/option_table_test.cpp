@@ -25,22 +25,19 @@ json other_value(const gpubench::option_spec& s) {
   switch (s.kind) {
   case k::integer:
     return def.get<std::int64_t>() < static_cast<std::int64_t>(s.max) ? def.get<std::int64_t>() + 1
-                                                                       : def.get<std::int64_t>() - 1;
+                                                                      : def.get<std::int64_t>() - 1;
   case k::seconds:
   case k::percent: {
     const double v = def.get<double>() * 1.5 + 0.25; // 0 -> 0.25, 1 -> 1.75
     return v <= s.max ? v : (def.get<double>() + s.min) / 2;
   }
-  case k::flag:
-    return !def.get<bool>();
+  case k::flag: return !def.get<bool>();
   case k::word:
     for (const auto& c : s.choices)
       if (c != def.get<std::string>()) return c;
     break;
-  case k::seed:
-    return def.get<std::uint64_t>() + 1;
-  case k::devices:
-    return "1";
+  case k::seed: return def.get<std::uint64_t>() + 1;
+  case k::devices: return "1";
   }
   FAIL("no other value for " << s.name);
   return nullptr;
@@ -99,8 +96,8 @@ TEST_CASE("every option outside its range is refused by run files and by validat
     CAPTURE(s.name);
     using k = gpubench::option_kind;
     if (s.kind != k::integer && s.kind != k::seconds && s.kind != k::percent) continue;
-    const json above = s.kind == k::integer ? json(static_cast<std::int64_t>(s.max) + 1)
-                                            : json(s.max * 2 + 1);
+    const json above =
+        s.kind == k::integer ? json(static_cast<std::int64_t>(s.max) + 1) : json(s.max * 2 + 1);
     CHECK_THROWS_WITH(gpubench::read_option_value(s, above, "options.x"),
                       Contains("options.x: ") && Contains("expected"));
     gpubench::common_options opts;
@@ -209,9 +206,11 @@ void check_schema_range(const gpubench::option_spec& s, const json& prop) {
 TEST_CASE("the JSON Schemas of run files and results list every option with its range",
           "[option_table]") {
   const json run_file = schema("run-file.schema.json").at("$defs").at("options").at("properties");
-  const json meta =
-      schema("gpubench-result.schema.json").at("properties").at("meta").at("properties").at(
-          "options");
+  const json meta = schema("gpubench-result.schema.json")
+                        .at("properties")
+                        .at("meta")
+                        .at("properties")
+                        .at("options");
   std::vector<std::string> names;
   for (const auto& s : gpubench::measurement_options()) {
     CAPTURE(s.name);

@@ -293,11 +293,8 @@ TEST_CASE("load_run_file names the file, and the line and column of a syntax err
 
 TEST_CASE("the command line overrides the file's options", "[run_file]") {
   gpubench::run_file_options file;
-  file.values = {{"device", "all"},
-                 {"min-samples", 3},
-                 {"max-noise", 2},
-                 {"seed", 99U},
-                 {"no-verify", true}};
+  file.values = {
+      {"device", "all"}, {"min-samples", 3}, {"max-noise", 2}, {"seed", 99U}, {"no-verify", true}};
   gpubench::common_options opts;
   opts.measure.min_samples = 17; // as if the user typed --min-samples 17
   std::string device = "0";
@@ -340,7 +337,7 @@ TEST_CASE("--warm or --l2-flush on the command line replaces both of the file's 
     gpubench::common_options opts;
     gpubench::apply_run_file_options(file, opts, device, [](std::string_view) { return false; });
     CHECK(opts.measure.warm);
-    CHECK(opts.measure.l2_flush == gpubench::l2_flush_mode::none);
+    CHECK(gpubench::effective_l2_flush(opts.measure) == gpubench::l2_flush_mode::none);
     CHECK_NOTHROW(gpubench::validate(opts.measure));
   }
   SECTION("--l2-flush write given: the file's warm does not conflict with it") {
@@ -406,8 +403,7 @@ TEST_CASE("a run file's seed takes the whole range of --seed, 0 to 2^64-1", "[ru
   CHECK(gpubench::parse_run_file(j, catalog()).options.values.at("seed") ==
         18446744073709551615ULL);
   j["options"] = json::parse(R"({"seed": 9223372036854775808})");
-  CHECK(gpubench::parse_run_file(j, catalog()).options.values.at("seed") ==
-        9223372036854775808ULL);
+  CHECK(gpubench::parse_run_file(j, catalog()).options.values.at("seed") == 9223372036854775808ULL);
   j["options"] = json::parse(R"({"seed": 18446744073709551616})"); // 2^64: read as a double
   CHECK_THAT(error_of(j), Contains("options.seed") && Contains("0 to 2^64-1"));
   j["options"] = json::parse(R"({"seed": -1})");

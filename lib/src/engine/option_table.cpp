@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -70,13 +71,14 @@ std::vector<option_spec> make_table() {
   table.push_back(std::move(device));
 
   table.push_back(measure_row("warmup", "discarded samples before sampling", k::integer, 0, 1000000,
-                          &measure_options::warmup));
+                              &measure_options::warmup));
   table.push_back(measure_row("min-samples", "at least this many samples", k::integer, 1, 10000000,
-                          &measure_options::min_samples));
-  table.push_back(measure_row("max-samples", "at most this many samples, and at least --min-samples",
-                          k::integer, 1, 10000000, &measure_options::max_samples));
+                              &measure_options::min_samples));
+  table.push_back(measure_row("max-samples",
+                              "at most this many samples, and at least --min-samples", k::integer,
+                              1, 10000000, &measure_options::max_samples));
   table.push_back(measure_row("min-time", "seconds of sampled time before stopping", k::seconds, 0,
-                          86400, &measure_options::min_time));
+                              86400, &measure_options::min_time));
 
   option_spec noise;
   noise.name = "max-noise";
@@ -87,7 +89,10 @@ std::vector<option_spec> make_table() {
   noise.min_exclusive = true;
   // Percent to 15 significant digits: 0.0175 * 100 is 1.7500000000000002 in binary.
   noise.get = [](const common_options& o) {
-    return json(std::stod(fmt::format("{:.15g}", o.measure.max_noise * 100)));
+    const auto text = fmt::format("{:.15g}", o.measure.max_noise * 100);
+    double pct = o.measure.max_noise * 100; // inf and nan as they are
+    std::from_chars(text.data(), text.data() + text.size(), pct);
+    return json(pct);
   };
   noise.set = [](option_target to, const json& v) {
     to.opts.measure.max_noise = v.get<double>() / 100;
@@ -99,8 +104,9 @@ std::vector<option_spec> make_table() {
   timeout.min_exclusive = true;
   table.push_back(std::move(timeout));
 
-  auto warm = measure_row("warm", "do not flush L2 between GPU samples (the same as --l2-flush none)",
-                          k::flag, 0, 0, &measure_options::warm);
+  auto warm =
+      measure_row("warm", "do not flush L2 between GPU samples (the same as --l2-flush none)",
+                  k::flag, 0, 0, &measure_options::warm);
   warm.gpu_sampling = true;
   table.push_back(std::move(warm));
 
@@ -141,25 +147,25 @@ std::vector<option_spec> make_table() {
       row("energy",
           "energy per operation from the NVML energy counter (adds about 6 s per measured row)",
           k::flag, 0, 0, &common_options::energy));
-  table.push_back(measure_row("energy-window",
-                          "with --energy: each window lasts at least S seconds and 10 counter steps",
-                          k::seconds, 1, 60, &measure_options::energy_window));
+  table.push_back(measure_row(
+      "energy-window", "with --energy: each window lasts at least S seconds and 10 counter steps",
+      k::seconds, 1, 60, &measure_options::energy_window));
   table.push_back(measure_row("energy-windows",
-                          "with --energy: windows measured, each from a random phase", k::integer,
-                          5, 100, &measure_options::energy_windows));
+                              "with --energy: windows measured, each from a random phase",
+                              k::integer, 5, 100, &measure_options::energy_windows));
   table.push_back(row("concurrent",
-                  "with several devices: run each point on all of them at once "
-                  "(docs/multi-gpu.md)",
-                  k::flag, 0, 0, &common_options::concurrent));
-  auto sync = row("sync-timeout",
-                  "seconds a GPU thread or MPI rank waits for the others before giving up",
-                  k::seconds, 0, 86400, &common_options::sync_timeout);
+                      "with several devices: run each point on all of them at once "
+                      "(docs/multi-gpu.md)",
+                      k::flag, 0, 0, &common_options::concurrent));
+  auto sync =
+      row("sync-timeout", "seconds a GPU thread or MPI rank waits for the others before giving up",
+          k::seconds, 0, 86400, &common_options::sync_timeout);
   sync.min_exclusive = true;
   sync.changes_measurement = false;
   table.push_back(std::move(sync));
 
-  auto seed = row("seed", "seed of all random inputs and parameters", k::seed, 0, 0,
-                  &common_options::seed);
+  auto seed =
+      row("seed", "seed of all random inputs and parameters", k::seed, 0, 0, &common_options::seed);
   seed.group = option_group::inputs;
   table.push_back(std::move(seed));
   option_spec no_verify;
@@ -247,7 +253,9 @@ const option_spec* find_option(std::string_view name) noexcept {
 }
 
 std::optional<std::string> match_choice(const option_spec& s, std::string_view text) {
-  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  const auto lower = [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  };
   for (const auto& c : s.choices)
     if (c.size() == text.size() &&
         std::equal(c.begin(), c.end(), text.begin(), [&](char a, char b) { return a == lower(b); }))
@@ -297,8 +305,7 @@ json read_option_value(const option_spec& s, const json& v, std::string_view pat
     if (!v.is_number_unsigned())
       fail_value(path, v, "an integer from 0 to 2^64-1 (18446744073709551615)");
     return v;
-  case option_kind::devices:
-    return devices_text(v, path);
+  case option_kind::devices: return devices_text(v, path);
   }
   return v;
 }
@@ -315,20 +322,13 @@ json options_record(const common_options& opts) {
 
 std::string option_type_name(const option_spec& s) {
   switch (s.kind) {
-  case option_kind::integer:
-    return "INT";
-  case option_kind::seconds:
-    return "SECONDS";
-  case option_kind::percent:
-    return "PCT";
-  case option_kind::flag:
-    return "";
-  case option_kind::word:
-    return fmt::format("{{{}}}", fmt::join(s.choices, "|"));
-  case option_kind::seed:
-    return "UINT64";
-  case option_kind::devices:
-    return "N|LIST|all";
+  case option_kind::integer: return "INT";
+  case option_kind::seconds: return "SECONDS";
+  case option_kind::percent: return "PCT";
+  case option_kind::flag: return "";
+  case option_kind::word: return fmt::format("{{{}}}", fmt::join(s.choices, "|"));
+  case option_kind::seed: return "UINT64";
+  case option_kind::devices: return "N|LIST|all";
   }
   return "";
 }
@@ -341,8 +341,7 @@ std::string option_range_text(const option_spec& s) {
     return s.min_exclusive
                ? fmt::format("above {}, at most {}", number_text(s.min), number_text(s.max))
                : fmt::format("{} to {}", number_text(s.min), number_text(s.max));
-  default:
-    return "";
+  default: return "";
   }
 }
 
@@ -388,8 +387,7 @@ void validate_options(const common_options& opts) {
            fmt::format("{}% must be in {}{}, {}]", v.get<double>(), open, number_text(s.min),
                        number_text(s.max)));
       break;
-    default:
-      break;
+    default: break;
     }
   }
   need(!m.warm || !m.l2_flush || *m.l2_flush == l2_flush_mode::none, "warm",
