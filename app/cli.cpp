@@ -115,7 +115,7 @@ std::map<const common_options*, raw_text*>& raw_of() {
 
 bool offered_in(option_group g, const common_option_set& offered) {
   switch (g) {
-  case option_group::always: return true;
+  case option_group::device: return offered.device;
   case option_group::measurement: return offered.measurement;
   case option_group::inputs: return offered.inputs;
   case option_group::cpu_threads: return offered.cpu_threads;
@@ -175,7 +175,7 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
   auto& raw = *raw_store().emplace_back(std::make_unique<raw_text>());
   raw_of()[&opts] = &raw;
   raw.device_spec = &device_spec;
-  add_table_options(cmd, raw, option_group::always); // --device
+  if (offered.device) add_table_options(cmd, raw, option_group::device);
   raw.format_option = cmd.add_option("--format", raw.format, "stdout format")
                           ->type_name("{table|json|csv|md}")
                           ->capture_default_str();

@@ -42,6 +42,7 @@ void add_rerun_command(CLI::App& app, cli_state& state) {
       ->required();
   cmd->add_flag("--dry-run", args->dry_run, "List every point that would run, run nothing");
   common_option_set offered;
+  offered.device = false; // the devices the file records
   offered.measurement = false;
   offered.inputs = false;
   offered.cpu_threads = false;
@@ -52,11 +53,8 @@ void add_rerun_command(CLI::App& app, cli_state& state) {
                 "measure the rest (docs/reliability.md)");
   cmd->footer(std::string(rerun_examples) + exit_codes_help);
 
-  cmd->callback([cmd, args, &state] {
+  cmd->callback([args, &state] {
     state.cpu_only_applies = false; // a rerun runs where the file ran
-    if (const CLI::Option* d = cmd->get_option_no_throw("--device"); d != nullptr && d->count() > 0)
-      throw usage_error("--device: rerun runs on the devices the file records "
-                        "(meta.options.device); edit a run file to measure elsewhere");
     // A signal during this read (a FIFO, /dev/stdin) ends the process at once: nothing measured.
     const run_report source = load_rerun_source(args->path);
     if (!args->dry_run) defer_interrupts();

@@ -65,7 +65,7 @@ std::vector<option_spec> make_table() {
   device.name = "device";
   device.help = "GPU index, list (0,1) or all";
   device.kind = k::devices;
-  device.group = option_group::always;
+  device.group = option_group::device;
   device.get = [](const common_options& o) { return json(o.devices); };
   device.set = [](option_target to, const json& v) { to.device_spec = v.get<std::string>(); };
   table.push_back(std::move(device));
@@ -133,7 +133,7 @@ std::vector<option_spec> make_table() {
 
   auto batch = measure_row("batch-time",
                            "also time back-to-back launches, about S seconds a sample, as rows "
-                           "'<name> (batch)' (0: off)",
+                           "'<name> (batch)'; 0: off",
                            k::seconds, 0, 60, &measure_options::batch_time);
   batch.gpu_sampling = true;
   table.push_back(std::move(batch));

@@ -28,7 +28,7 @@ enum class option_kind {
 };
 
 /// Which common_option_set member offers an option on a subcommand.
-enum class option_group { always, measurement, inputs, cpu_threads, cpu_only };
+enum class option_group { device, measurement, inputs, cpu_threads, cpu_only };
 
 /// What an option's value is written into: the common options and the raw --device text.
 struct option_target {
