@@ -4,6 +4,7 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/option_table.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/output.hpp"
@@ -32,13 +33,13 @@ const char* const exit_codes_help =
 
 namespace {
 
-/// Accepts "1", "1%", "0.5%": a percentage, returned as a fraction (numbers as parse_number reads
+/// Accepts "1", "1%", "0.5%": a percentage, returned in percent (numbers as parse_number reads
 /// them, the rules of run files).
 double parse_percent(const std::string& text, const char* option) {
   std::string t = text;
   if (!t.empty() && t.back() == '%') t.pop_back();
   try {
-    return parse_number(t, option) / 100.0;
+    return parse_number(t, option);
   } catch (const usage_error&) {
     // inf and nan are left to validate(), which says what range --max-noise takes.
     double v = 0;
@@ -89,22 +90,19 @@ namespace {
 // Raw text of options that need more than CLI11's conversion; one set per subcommand.
 struct raw_text {
   std::string format = "table";
-  std::string max_noise = "1";
   bool quiet = false;
   bool verbose = false;
   // --output-format: the options whose presence decides the file's format.
   std::string output_format;
   CLI::Option* format_option = nullptr;
   CLI::Option* output_option = nullptr;
-  std::string l2_flush; ///< --l2-flush, read in finish_common_options
-  CLI::Option* l2_flush_option = nullptr;
-  // Options whose presence matters: a value given for nothing is noted, not silently dropped.
-  CLI::Option* device_option = nullptr;
   CLI::Option* output_format_option = nullptr;
-  CLI::Option* min_samples_option = nullptr;
-  CLI::Option* max_samples_option = nullptr;
-  CLI::Option* energy_window_option = nullptr;
-  CLI::Option* energy_windows_option = nullptr;
+  // The measurement options (option_table.hpp) as given: text, or a flag's value, by row name;
+  // applied in finish_common_options to the rows given on the command line.
+  std::map<std::string, std::string, std::less<>> text;
+  std::map<std::string, bool, std::less<>> flags;
+  std::map<std::string, CLI::Option*, std::less<>> option;
+  std::string* device_spec = nullptr;
 };
 std::vector<std::unique_ptr<raw_text>>& raw_store() {
   static std::vector<std::unique_ptr<raw_text>> store;
@@ -114,19 +112,73 @@ std::map<const common_options*, raw_text*>& raw_of() {
   static std::map<const common_options*, raw_text*> m;
   return m;
 }
+
+bool offered_in(option_group g, const common_option_set& offered) {
+  switch (g) {
+  case option_group::device: return offered.device;
+  case option_group::measurement: return offered.measurement;
+  case option_group::inputs: return offered.inputs;
+  case option_group::cpu_threads: return offered.cpu_threads;
+  case option_group::cpu_only: return offered.cpu_only;
+  }
+  return false;
+}
+
+/// Adds the table's rows of group `g` to `cmd`: each with its type, range, default and help.
+void add_table_options(CLI::App& cmd, raw_text& raw, option_group g) {
+  for (const auto& s : measurement_options()) {
+    if (s.group != g) continue;
+    const std::string name = "--" + s.name;
+    const auto range = option_range_text(s);
+    const std::string help = range.empty() ? s.help : fmt::format("{} ({})", s.help, range);
+    CLI::Option* o = nullptr;
+    if (s.kind == option_kind::flag) {
+      o = cmd.add_flag(name, raw.flags[s.name], help);
+    } else {
+      std::string& target = s.kind == option_kind::devices ? *raw.device_spec : raw.text[s.name];
+      target = option_default_text(s);
+      o = cmd.add_option(name, target, help)
+              ->type_name(option_type_name(s))
+              ->default_str(option_default_text(s));
+      if (s.kind == option_kind::integer) o->transform(integer_text);
+      if (s.kind == option_kind::seconds) o->transform(number_text);
+      if (s.kind == option_kind::seed) o->transform(seed_text);
+    }
+    raw.option[s.name] = o;
+  }
+}
+
+/// The value of row `s` as given on the command line (text already normalized by its validator).
+nlohmann::json value_given(const option_spec& s, const raw_text& raw) {
+  if (s.kind == option_kind::flag) return raw.flags.find(s.name)->second;
+  const std::string& text = raw.text.find(s.name)->second;
+  switch (s.kind) {
+  case option_kind::integer: return std::stoll(text);
+  case option_kind::seconds: {
+    double v = 0; // normalized by number_text: a plain decimal (std::stod refuses subnormals)
+    std::from_chars(text.data(), text.data() + text.size(), v);
+    return v;
+  }
+  case option_kind::seed: return std::stoull(text);
+  case option_kind::percent: return parse_percent(text, s.name.c_str());
+  case option_kind::word:
+    if (const auto choice = match_choice(s, text)) return *choice;
+    throw usage_error(
+        fmt::format("--{}: '{}' is not one of {}", s.name, clip(text), fmt::join(s.choices, ", ")));
+  default: return text;
+  }
+}
 } // namespace
 
 void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec,
                         const common_option_set& offered) {
   auto& raw = *raw_store().emplace_back(std::make_unique<raw_text>());
   raw_of()[&opts] = &raw;
-  device_spec = "0";
-  // Every valued option shows its type and its default in --help.
-  const auto typed = [&cmd](const char* name, auto& target, const char* help, const char* type) {
-    return cmd.add_option(name, target, help)->type_name(type)->capture_default_str();
-  };
-  raw.device_option = typed("--device", device_spec, "GPU index, list (0,1) or all", "N|LIST|all");
-  raw.format_option = typed("--format", raw.format, "stdout format", "{table|json|csv|md}");
+  raw.device_spec = &device_spec;
+  if (offered.device) add_table_options(cmd, raw, option_group::device);
+  raw.format_option = cmd.add_option("--format", raw.format, "stdout format")
+                          ->type_name("{table|json|csv|md}")
+                          ->capture_default_str();
   raw.output_option =
       cmd.add_option(
              "--output", opts.output_path,
@@ -140,79 +192,13 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
           ->type_name("{json|table|csv|md}")
           ->check(non_empty_text);
   if (offered.measurement) {
-    typed("--warmup", opts.measure.warmup, "discarded samples before sampling (0 to 1000000)",
-          "INT")
-        ->transform(integer_text);
-    raw.min_samples_option = typed("--min-samples", opts.measure.min_samples,
-                                   "at least this many samples (1 to 10000000)", "INT")
-                                 ->transform(integer_text);
-    raw.max_samples_option = typed("--max-samples", opts.measure.max_samples,
-                                   "at most this many samples (--min-samples to 10000000)", "INT")
-                                 ->transform(integer_text);
-    typed("--min-time", opts.measure.min_time,
-          "seconds of sampled time before stopping (0 to 86400)", "SECONDS")
-        ->transform(number_text);
-    typed("--max-noise", raw.max_noise,
-          "stop when rel. stddev <= PCT percent (above 0, at most 100)", "PCT");
-    typed("--timeout", opts.measure.timeout,
-          "wall seconds per measurement at most, warm-up included (above 0, at most 86400)",
-          "SECONDS")
-        ->transform(number_text);
-    cmd.add_flag("--warm", opts.measure.warm,
-                 "do not flush L2 between GPU samples (the same as --l2-flush none)");
-    raw.l2_flush_option =
-        cmd.add_option("--l2-flush", raw.l2_flush,
-                       "how L2 is emptied before each GPU sample: read (clean lines), write "
-                       "(dirty lines, as nvbench), none (as --warm)")
-            ->type_name("{read|write|none}")
-            ->default_str("read");
-    // -- launch-free timing, telemetry, energy --
-    cmd.add_option("--batch-time", opts.measure.batch_time,
-                   "also time back-to-back launches, about S seconds a sample, as rows '<name> "
-                   "(batch)' (0: off)")
-        ->transform(number_text)
-        ->type_name("SECONDS")
-        ->capture_default_str();
-    cmd.add_flag("--timestamps", opts.measure.timestamps,
-                 "also time each sample by the GPU's own kernel timestamps (CUPTI), as rows "
-                 "'<name> (timestamps)'");
-    cmd.add_flag(
-        "--energy", opts.energy,
-        "energy per operation from the NVML energy counter (adds about 6 s per measured row)");
-    raw.energy_window_option =
-        typed("--energy-window", opts.measure.energy_window,
-              "with --energy: each window lasts at least S seconds and 10 counter steps (1 to 60)",
-              "SECONDS")
-            ->transform(number_text);
-    raw.energy_windows_option =
-        typed("--energy-windows", opts.measure.energy_windows,
-              "with --energy: windows measured, each from a random phase (5 to 100)", "INT")
-            ->transform(integer_text);
-    // -- end of launch-free timing, telemetry, energy --
-    // Multi-GPU (docs/multi-gpu.md)
-    cmd.add_flag("--concurrent", opts.concurrent,
-                 "with several devices: run each point on all of them at once (docs/multi-gpu.md)");
+    add_table_options(cmd, raw, option_group::measurement);
     cmd.add_flag("--resume", opts.resume,
                  "continue the run that FILE.journal of --output FILE recorded: keep its points, "
                  "measure the rest (docs/reliability.md)");
-    cmd.add_option("--sync-timeout", opts.sync_timeout,
-                   "seconds a GPU thread or MPI rank waits for the others before giving up")
-        ->transform(number_text)
-        ->type_name("SECONDS")
-        ->capture_default_str();
   }
-  if (offered.inputs) {
-    typed("--seed", opts.seed, "seed of all random inputs and parameters", "UINT64")
-        ->transform(seed_text);
-    cmd.add_flag(
-        "--no-verify", [&opts](std::int64_t) { opts.verify = false; }, "skip the GPU-vs-CPU check");
-  }
-  if (offered.cpu_threads)
-    typed("--cpu-threads", opts.cpu_threads, "threads for the CPU reference (0: all; at most 4096)",
-          "INT")
-        ->transform(integer_text);
-  if (offered.cpu_only)
-    cmd.add_flag("--cpu-only", opts.cpu_only, "run and report the CPU reference alone (no GPU)");
+  for (const auto g : {option_group::inputs, option_group::cpu_threads, option_group::cpu_only})
+    if (offered_in(g, offered)) add_table_options(cmd, raw, g);
   if (offered.logging) {
     cmd.add_flag("-q,--quiet", raw.quiet, "no logs or progress on stderr");
     cmd.add_flag("-v,--verbose", raw.verbose,
@@ -231,37 +217,30 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
       raw.output_format, raw.format_option->count() > 0 ? format : std::nullopt, opts.output_path);
   if (raw.output_option->count() > 0 && opts.output_path.empty())
     check_output_path(opts.output_path); // says that an empty path is an error
-  opts.measure.max_noise = parse_percent(raw.max_noise, "max-noise");
-  if (raw.l2_flush_option != nullptr && raw.l2_flush_option->count() > 0) {
-    const auto mode = parse_l2_flush_mode(raw.l2_flush);
-    if (!mode)
-      throw usage_error(
-          fmt::format("--l2-flush: '{}' is not one of {}", clip(raw.l2_flush), l2_flush_choices()));
-    opts.measure.l2_flush = mode;
-  }
+  const auto given_on_line = [&raw](std::string_view name) {
+    const auto it = raw.option.find(name);
+    return it != raw.option.end() && it->second->count() > 0;
+  };
+  // The command line wins over a run file's "options", applied before.
+  std::string unused_spec;
+  for (const auto& s : measurement_options())
+    if (s.kind != option_kind::devices && given_on_line(s.name))
+      s.set({opts, unused_spec}, value_given(s, raw));
   opts.verbosity = raw.quiet ? 0 : raw.verbose ? 2 : 1;
-  if (opts.cpu_threads < 0 || opts.cpu_threads > 4096)
-    throw usage_error(
-        fmt::format("--cpu-threads: {} is out of range (0 to 4096)", opts.cpu_threads));
-  const auto given_on_line = [](const CLI::Option* o) { return o != nullptr && o->count() > 0; };
   std::vector<std::string> notes; // printed last, once every option is known to be valid
   const auto say = [&opts, &notes](const std::string& text) {
     if (opts.verbosity > 0) notes.push_back(text);
   };
   // --max-samples 5 alone asks for at most 5 samples: the default --min-samples follows it down.
-  if (given_on_line(raw.max_samples_option) && !given_on_line(raw.min_samples_option) &&
+  if (given_on_line("max-samples") && !given_on_line("min-samples") &&
       opts.measure.min_samples == measure_options{}.min_samples && opts.measure.max_samples >= 1 &&
       opts.measure.max_samples < opts.measure.min_samples) {
     say(fmt::format("--max-samples {} lowers --min-samples from its default {} to {}",
                     opts.measure.max_samples, opts.measure.min_samples, opts.measure.max_samples));
     opts.measure.min_samples = opts.measure.max_samples;
   }
-  validate(opts.measure);
+  validate_options(opts);
   if (!opts.output_path.empty()) check_output_path(opts.output_path);
-  // Multi-GPU
-  if (!(opts.sync_timeout > 0 && opts.sync_timeout <= 86400))
-    throw usage_error(fmt::format("--sync-timeout: {} must be a number of seconds in (0, 86400]",
-                                  opts.sync_timeout));
   check_resume(opts, false); // before --concurrent's own checks: it names the reason
   if (opts.concurrent && opts.cpu_only)
     throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
@@ -292,25 +271,20 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
 
   // Options that change nothing in this context: noted on stderr once everything is valid (an
   // error stays one line), and the run goes on.
-  if (given_on_line(raw.output_format_option) && !given_on_line(raw.output_option))
+  if (raw.output_format_option->count() > 0 && raw.output_option->count() == 0)
     say("--output-format only sets the format of the --output file; without --output it has no "
         "effect");
-  if ((given_on_line(raw.energy_window_option) || given_on_line(raw.energy_windows_option)) &&
-      !opts.energy)
+  if ((given_on_line("energy-window") || given_on_line("energy-windows")) && !opts.energy)
     say("--energy-window and --energy-windows shape --energy's measurement; without --energy they "
         "have no effect");
-  if (opts.cpu_only && given_on_line(raw.device_option))
+  if (opts.cpu_only && given_on_line("device"))
     say("--device picks GPUs; with --cpu-only no GPU is used and it has no effect");
   if (opts.cpu_only) {
     // Options that only change how GPU samples are taken: said once, not silently dropped.
     std::string unused;
-    const auto note = [&unused](bool given, const char* name) {
-      if (given) unused += (unused.empty() ? "" : ", ") + std::string(name);
-    };
-    note(opts.measure.warm, "--warm");
-    note(opts.measure.l2_flush.has_value(), "--l2-flush");
-    note(opts.measure.timestamps, "--timestamps");
-    note(opts.measure.batch_time > 0, "--batch-time");
+    for (const auto& s : measurement_options())
+      if (s.gpu_sampling && option_is_set(s, opts))
+        unused += (unused.empty() ? "--" : ", --") + s.name;
     if (!unused.empty())
       say(unused + " only change how GPU samples are taken; with --cpu-only they have no effect");
   }

@@ -75,6 +75,7 @@ int run_journaled(const std::vector<planned_point>& points, const common_options
 void add_benchmark_commands(CLI::App& app, cli_state& state); // vecadd, augment, pipeline
 void add_devices_command(CLI::App& app, cli_state& state);
 void add_run_command(CLI::App& app, cli_state& state);
+void add_rerun_command(CLI::App& app, cli_state& state);
 void add_compare_command(CLI::App& app, cli_state& state);
 void add_report_command(CLI::App& app, cli_state& state);
 // Delivery: doctor, completions and the hidden man page writer.

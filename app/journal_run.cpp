@@ -7,6 +7,7 @@
 #include "gpubench/engine/context.hpp"
 #include "gpubench/engine/env.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/option_table.hpp"
 #include "gpubench/results/journal.hpp"
 #include "gpubench/scale/multi_gpu_device.hpp"
 
@@ -54,23 +55,9 @@ journal_identity identity_of(const std::vector<planned_point>& points, const com
     if (d >= 0 && std::find(devices.begin(), devices.end(), d) == devices.end())
       devices.push_back(d);
   }
-  const auto& m = opts.measure;
-  id.options = {{"seed", opts.seed},
-                {"verify", opts.verify},
-                {"cpu_only", opts.cpu_only},
-                {"cpu_threads", opts.cpu_threads},
-                {"energy", opts.energy},
-                {"warmup", m.warmup},
-                {"min_samples", m.min_samples},
-                {"max_samples", m.max_samples},
-                {"min_time", m.min_time},
-                {"max_noise", m.max_noise},
-                {"timeout", m.timeout},
-                {"l2_flush", std::string(to_string(effective_l2_flush(m)))},
-                {"batch_time", m.batch_time},
-                {"timestamps", m.timestamps},
-                {"energy_window", m.energy_window},
-                {"energy_windows", m.energy_windows}};
+  id.options = nlohmann::json::object();
+  for (const auto& row : measurement_options())
+    if (row.changes_measurement) id.options[row.name] = row.get(opts);
   id.version = version_string();
   id.git = git_revision();
   if (!devices.empty()) {

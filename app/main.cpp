@@ -65,6 +65,7 @@ int dispatch(int argc, char** argv) {
     app::add_benchmark_commands(cli, state);
     app::add_devices_command(cli, state);
     app::add_run_command(cli, state);
+    app::add_rerun_command(cli, state);
     app::add_compare_command(cli, state);
     app::add_report_command(cli, state);
     app::add_doctor_command(cli, state);

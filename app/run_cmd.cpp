@@ -60,9 +60,6 @@ void add_run_command(CLI::App& app, cli_state& state) {
     finish_common_options(args->opts, args->dry_run && args->device_spec == "all"
                                           ? std::string("0")
                                           : args->device_spec);
-    // finish_common_options converts --max-noise from its text: apply the file's value again.
-    apply_run_file_options(file.options, args->opts, args->device_spec, given);
-    validate(args->opts.measure);
     if (args->opts.verbosity > 0)
       for (const auto& note : file.notes)
         std::cerr << "gpubench: " << args->path << ": " << note << '\n';

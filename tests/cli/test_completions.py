@@ -14,8 +14,8 @@ import unittest
 
 from gpubench_cli import GPUBENCH, run
 
-SUBCOMMANDS = ["vecadd", "augment", "pipeline", "stream", "devices", "run", "compare", "report",
-               "doctor", "completions"]
+SUBCOMMANDS = ["vecadd", "augment", "pipeline", "stream", "devices", "run", "rerun", "compare",
+               "report", "doctor", "completions"]
 # What the help of each subcommand declares, checked against the table below so that a choice
 # added to a subcommand without its completion (or the reverse) fails here.
 TYPE = re.compile(r"^\s+(?:-\w,)?(--[\w-]+)\s+\{([^}]*)\}(\S*)", re.M)
@@ -53,6 +53,16 @@ def accepted(sub, option, word):
             with open(path, "w", encoding="utf-8") as f:
                 f.write('{"benchmarks": [{"benchmark": "vecadd"}]}')
             p = run("run", path, option, word, "--dry-run")
+            return p.returncode == 0, p.stderr
+    if sub == "rerun":
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            with open(os.path.join(d, "cpu.json"), "w", encoding="utf-8") as f:
+                f.write('{"options": {"cpu-only": true, "min-samples": 1, "max-samples": 1}, '
+                        '"benchmarks": [{"benchmark": "vecadd", "params": {"n": "1K"}}]}')
+            made = run("run", os.path.join(d, "cpu.json"), "--output", path, "-q")
+            assert made.returncode == 0, made.stderr
+            p = run("rerun", path, option, word, "--dry-run")
             return p.returncode == 0, p.stderr
     if sub in ("compare", "report"):
         # No file: the option's value is read first, so an error naming the option rejects it.

@@ -1,6 +1,7 @@
 #include "gpubench/engine/options.hpp"
 
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/option_table.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
@@ -13,31 +14,9 @@
 namespace gpubench {
 
 void validate(const measure_options& m) {
-  const auto need = [](bool ok, const char* option, const std::string& why) {
-    if (!ok) throw usage_error(fmt::format("--{}: {}", option, why));
-  };
-  need(m.warmup >= 0 && m.warmup <= 1000000, "warmup",
-       fmt::format("{} is out of range (0 to 1000000)", m.warmup));
-  need(m.min_samples >= 1 && m.min_samples <= 10000000, "min-samples",
-       fmt::format("{} is out of range (1 to 10000000)", m.min_samples));
-  need(m.max_samples >= m.min_samples && m.max_samples <= 10000000, "max-samples",
-       fmt::format("{} must be at least --min-samples ({}) and at most 10000000", m.max_samples,
-                   m.min_samples));
-  need(std::isfinite(m.min_time) && m.min_time >= 0 && m.min_time <= 86400, "min-time",
-       fmt::format("{} must be a number of seconds in [0, 86400]", m.min_time));
-  need(std::isfinite(m.max_noise) && m.max_noise > 0 && m.max_noise <= 1, "max-noise",
-       fmt::format("{}% must be in (0, 100]", m.max_noise * 100));
-  need(std::isfinite(m.batch_time) && m.batch_time >= 0 && m.batch_time <= 60, "batch-time",
-       fmt::format("{} must be a number of seconds in [0, 60]", m.batch_time));
-  need(std::isfinite(m.energy_window) && m.energy_window >= 1 && m.energy_window <= 60,
-       "energy-window", fmt::format("{} must be a number of seconds in [1, 60]", m.energy_window));
-  need(m.energy_windows >= 5 && m.energy_windows <= 100, "energy-windows",
-       fmt::format("{} is out of range (5 to 100)", m.energy_windows));
-  need(std::isfinite(m.timeout) && m.timeout > 0 && m.timeout <= 86400, "timeout",
-       fmt::format("{} must be a number of seconds in (0, 86400]", m.timeout));
-  need(!m.warm || !m.l2_flush || *m.l2_flush == l2_flush_mode::none, "warm",
-       fmt::format("means --l2-flush none; it conflicts with --l2-flush {} (give one of them)",
-                   m.l2_flush ? to_string(*m.l2_flush) : ""));
+  common_options opts;
+  opts.measure = m;
+  validate_options(opts);
 }
 
 // CLI11 2.1 converts integers with strtoll/strtoull in base 0 ("0x10" is 16, "010" is 8, "-1" wraps

@@ -3,6 +3,7 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/env.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/option_table.hpp"
 #include "gpubench/engine/test_hooks.hpp"
 
 #include <fmt/format.h>
@@ -115,6 +116,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
   defer_interrupts(); // from here on a signal stops the run and the results so far are written
   run_report rep;
   rep.meta = collect_meta(argv);
+  rep.meta.options = options_record(ctx.options());
   const auto started = clock::now();
   const auto stop_incomplete = [&](std::string why) {
     rep.meta.incomplete = true;

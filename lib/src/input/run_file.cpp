@@ -2,6 +2,7 @@
 #include "gpubench/input/run_file.hpp"
 
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/option_table.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/plan_listing.hpp"
@@ -23,19 +24,8 @@ using nlohmann::json;
 /// serializes more of the value than it shows: a file may hold megabytes in one value.
 std::string show(const json& v) { return preview(v, 60); }
 
-std::string type_name(const json& v) {
-  if (v.is_number_integer()) return "an integer";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
-  return "null";
-}
-
 [[noreturn]] void fail(std::string_view path, const json& value, std::string_view expected) {
-  throw usage_error(
-      fmt::format("{}: {} is {}; expected {}", path, show(value), type_name(value), expected));
+  fail_value(path, value, expected);
 }
 
 template <typename Names>
@@ -75,102 +65,6 @@ std::string printable_of(const json& v, std::string_view path) {
   return t;
 }
 
-bool bool_of(const json& v, std::string_view path) {
-  if (!v.is_boolean()) fail(path, v, "true or false");
-  return v.get<bool>();
-}
-
-std::int64_t integer_of(const json& v, std::string_view path, std::int64_t min, std::int64_t max) {
-  const auto expected = fmt::format("an integer from {} to {}", min, max);
-  if (!v.is_number_integer()) fail(path, v, expected);
-  if (v.is_number_unsigned() &&
-      v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-    fail(path, v, expected);
-  const auto i = v.get<std::int64_t>();
-  if (i < min || i > max) fail(path, v, expected);
-  return i;
-}
-
-/// The whole range of --seed: 0 to 2^64-1 (JSON integers above 2^63-1 are unsigned).
-std::uint64_t seed_of(const json& v, std::string_view path) {
-  const auto* expected = "an integer from 0 to 2^64-1 (18446744073709551615)";
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_number_integer()) fail(path, v, expected); // negative
-  fail(path, v, expected);
-}
-
-/// An integer option of a run file, in the range the command line's option takes (validate() in
-/// options.cpp), so an out-of-range value is named by its key path.
-int int_of(const json& v, std::string_view path, int min, int max) {
-  return static_cast<int>(integer_of(v, path, min, max));
-}
-
-double seconds_of(const json& v, std::string_view path, bool allow_zero) {
-  const auto* expected = allow_zero ? "a number of seconds >= 0" : "a number of seconds > 0";
-  if (!v.is_number()) fail(path, v, expected);
-  const double d = v.get<double>();
-  if (!std::isfinite(d) || d < 0 || (!allow_zero && d == 0)) fail(path, v, expected);
-  return d;
-}
-
-/// Percent as a number (1 means 1%) or a string ending in '%' ("1%", "0.5%").
-double percent_of(const json& v, std::string_view path) {
-  const auto* expected = "a percentage above 0 and at most 100, as a number (1) or text (\"1%\")";
-  double pct = 0;
-  if (v.is_number()) {
-    pct = v.get<double>();
-  } else if (v.is_string()) {
-    auto s = v.get<std::string>();
-    if (s.empty() || s.back() != '%') fail(path, v, expected);
-    s.pop_back();
-    try {
-      pct = parse_number(s, path); // the rules of every other number
-    } catch (const usage_error&) {
-      fail(path, v, expected);
-    }
-  } else {
-    fail(path, v, expected);
-  }
-  if (!std::isfinite(pct) || pct <= 0 || pct > 100) fail(path, v, expected);
-  return pct / 100.0;
-}
-
-l2_flush_mode l2_flush_of(const json& v, std::string_view path) {
-  const auto expected = fmt::format("one of {}", l2_flush_choices());
-  if (!v.is_string()) fail(path, v, expected);
-  const auto mode = parse_l2_flush_mode(v.get<std::string>());
-  if (!mode) fail(path, v, expected);
-  return *mode;
-}
-
-std::string device_of(const json& v, std::string_view path) {
-  const auto* expected = "a device number, a list of them, or \"all\"";
-  if (v.is_number_integer()) return std::to_string(integer_of(v, path, 0, 1023));
-  if (v.is_string()) {
-    auto s = v.get<std::string>();
-    if (s.empty()) fail(path, v, expected);
-    return s; // "all" or "0,1": resolved like --device
-  }
-  if (v.is_array() && !v.empty()) {
-    std::string out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      const auto& d = v[i];
-      const auto p = fmt::format("{}[{}]", path, i);
-      if (!d.is_number_integer()) fail(p, d, "a device number");
-      if (!out.empty()) out += ',';
-      out += std::to_string(integer_of(d, p, 0, 1023));
-    }
-    return out;
-  }
-  fail(path, v, expected);
-}
-
-/// The keys of "options": the command line's option names without the dashes.
-constexpr std::string_view option_keys[] = {
-    "device",     "warmup", "min-samples",   "max-samples",    "min-time",   "max-noise",
-    "timeout",    "warm",   "seed",          "cpu-threads",    "cpu-only",   "no-verify",
-    "batch-time", "energy", "energy-window", "energy-windows", "timestamps", "l2-flush"};
-
 /// The spelling of "options" before it followed the command line (still read, with a note).
 std::optional<std::string_view> current_spelling(std::string_view old) {
   static constexpr std::pair<std::string_view, std::string_view> renamed[] = {
@@ -186,7 +80,6 @@ run_file_options parse_options(const json& j, std::string_view path,
                                std::vector<std::string>& notes) {
   if (!j.is_object()) fail(path, j, "an object of measurement options");
   run_file_options o;
-  std::vector<std::string> seen;
   for (const auto& [written, v] : j.items()) {
     const auto p = child(path, written);
     std::string key = written;
@@ -200,62 +93,33 @@ run_file_options parse_options(const json& j, std::string_view path,
                                         "(as the command line spells it)",
                                         p, key));
     }
-    if (std::find(std::begin(option_keys), std::end(option_keys), key) == std::end(option_keys)) {
-      const std::vector<std::string> known(std::begin(option_keys), std::end(option_keys));
+    const option_spec* spec = find_option(key);
+    if (spec == nullptr) {
+      std::vector<std::string> known;
+      for (const auto& row : measurement_options()) known.push_back(row.name);
       throw usage_error(fmt::format("{}: unknown key (value {}); expected one of {}{}", p, show(v),
                                     join(known), did_you_mean(written, known)));
     }
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+    if (o.values.contains(key))
       throw usage_error(
           fmt::format("{}: \"{}\" is given twice (once in the old spelling)", p, key));
-    seen.push_back(key);
-    if (key == "device")
-      o.device = device_of(v, p);
-    else if (key == "warmup")
-      o.warmup = int_of(v, p, 0, 1000000);
-    else if (key == "min-samples")
-      o.min_samples = int_of(v, p, 1, 10000000);
-    else if (key == "max-samples")
-      o.max_samples = int_of(v, p, 1, 10000000);
-    else if (key == "min-time")
-      o.min_time = seconds_of(v, p, true);
-    else if (key == "max-noise")
-      o.max_noise = percent_of(v, p);
-    else if (key == "timeout")
-      o.timeout = seconds_of(v, p, false);
-    else if (key == "warm")
-      o.warm = bool_of(v, p);
-    else if (key == "seed")
-      o.seed = seed_of(v, p);
-    else if (key == "cpu-threads")
-      o.cpu_threads = int_of(v, p, 0, 4096);
-    else if (key == "cpu-only")
-      o.cpu_only = bool_of(v, p);
-    else if (written == "verify")
-      o.verify = bool_of(v, p);
-    else if (key == "no-verify")
-      o.verify = !bool_of(v, p);
-    else if (key == "batch-time")
-      o.batch_time = seconds_of(v, p, true);
-    else if (key == "energy")
-      o.energy = bool_of(v, p);
-    else if (key == "energy-window")
-      o.energy_window = seconds_of(v, p, false);
-    else if (key == "energy-windows")
-      o.energy_windows = int_of(v, p, 5, 100);
-    else if (key == "timestamps")
-      o.timestamps = bool_of(v, p);
-    else if (key == "l2-flush")
-      o.l2_flush = l2_flush_of(v, p);
+    if (written == "verify") {
+      o.values[key] = !read_option_value(*spec, v, p).get<bool>();
+      continue;
+    }
+    o.values[key] = read_option_value(*spec, v, p);
   }
-  if (o.warm.value_or(false) && o.l2_flush && *o.l2_flush != l2_flush_mode::none) {
+  const auto& values = o.values;
+  if (values.value("warm", false) && values.contains("l2-flush") && values["l2-flush"] != "none") {
     throw usage_error(fmt::format("{}: \"warm\": true means \"l2-flush\": \"none\"; it conflicts "
                                   "with \"l2-flush\": \"{}\" (give one of them)",
-                                  path, to_string(*o.l2_flush)));
+                                  path, values["l2-flush"].get<std::string>()));
   }
-  if (o.min_samples && o.max_samples && *o.min_samples > *o.max_samples) {
+  if (values.contains("min-samples") && values.contains("max-samples") &&
+      values["min-samples"].get<int>() > values["max-samples"].get<int>()) {
     throw usage_error(fmt::format("{}: min-samples ({}) is larger than max-samples ({})", path,
-                                  *o.min_samples, *o.max_samples));
+                                  values["min-samples"].get<int>(),
+                                  values["max-samples"].get<int>()));
   }
   return o;
 }
@@ -376,31 +240,14 @@ run_file load_run_file(const std::string& path, std::span<const benchmark> catal
 void apply_run_file_options(const run_file_options& file, common_options& opts,
                             std::string& device_spec,
                             const std::function<bool(std::string_view)>& given_on_command_line) {
-  auto take = [&](const auto& value, std::string_view option, auto& target) {
-    if (value && !given_on_command_line(option)) target = *value;
-  };
-  take(file.device, "--device", device_spec);
-  take(file.warmup, "--warmup", opts.measure.warmup);
-  take(file.min_samples, "--min-samples", opts.measure.min_samples);
-  take(file.max_samples, "--max-samples", opts.measure.max_samples);
-  take(file.min_time, "--min-time", opts.measure.min_time);
-  take(file.max_noise, "--max-noise", opts.measure.max_noise);
-  take(file.timeout, "--timeout", opts.measure.timeout);
   // --warm and --l2-flush set one thing, the flush: either on the command line replaces both of
   // the file's.
-  if (!given_on_command_line("--warm") && !given_on_command_line("--l2-flush")) {
-    if (file.warm) opts.measure.warm = *file.warm;
-    if (file.l2_flush) opts.measure.l2_flush = *file.l2_flush;
+  const bool flush_given = given_on_command_line("--warm") || given_on_command_line("--l2-flush");
+  for (const auto& s : measurement_options()) {
+    if (!file.values.contains(s.name) || given_on_command_line("--" + s.name)) continue;
+    if ((s.name == "warm" || s.name == "l2-flush") && flush_given) continue;
+    s.set({opts, device_spec}, file.values.at(s.name));
   }
-  take(file.seed, "--seed", opts.seed);
-  take(file.cpu_threads, "--cpu-threads", opts.cpu_threads);
-  take(file.cpu_only, "--cpu-only", opts.cpu_only);
-  take(file.verify, "--no-verify", opts.verify);
-  take(file.batch_time, "--batch-time", opts.measure.batch_time);
-  take(file.energy, "--energy", opts.energy);
-  take(file.energy_window, "--energy-window", opts.measure.energy_window);
-  take(file.energy_windows, "--energy-windows", opts.measure.energy_windows);
-  take(file.timestamps, "--timestamps", opts.measure.timestamps);
 }
 
 std::vector<planned_point> plan_run_file(const run_file& file, const common_options& opts) {

@@ -415,6 +415,8 @@ json to_json(const run_report& rep) {
   // --resume: present only in a resumed run.
   if (!rep.meta.resumed_at.empty())
     j["meta"]["resumed"] = {{"at", rep.meta.resumed_at}, {"kept_points", rep.meta.resumed_points}};
+  // The measurement options the run used (absent from files of older versions).
+  if (rep.meta.options.is_object()) j["meta"]["options"] = rep.meta.options;
   // Multi-GPU: present only in concurrent and MPI runs.
   if (!rep.ranks.is_null()) j["ranks"] = rep.ranks;
   if (!rep.aggregate.is_null()) j["aggregate"] = rep.aggregate;
@@ -482,6 +484,8 @@ run_report report_from_json(const json& j) {
     rep.meta.incomplete_reason = *why;
   if (const auto* t = meta.maybe("test_slowdown", json::value_t::string))
     rep.meta.test_slowdown = *t;
+  if (const auto* options = meta.maybe("options", json::value_t::object))
+    rep.meta.options = *options; // checked by the reader of the record (rerun), row by row
   if (const auto* resumed = meta.maybe("resumed", json::value_t::object)) {
     const reader r(*resumed, "meta.resumed");
     rep.meta.resumed_at = r.str("at");

@@ -3,6 +3,7 @@
 #include "gpubench/cuda/start_gate.hpp"
 #include "gpubench/engine/clock.hpp"
 #include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/option_table.hpp"
 #include "gpubench/scale/multi_gpu_device.hpp"
 
 #include <fmt/format.h>
@@ -309,7 +310,10 @@ run_report execute_concurrent(const std::vector<planned_point>& points, const co
       }
     if (copts.device_gate && devices[slot] >= 0) who.uuid = gpu_uuid(devices[slot]);
   }
-  return merge_rank_runs(std::move(runs), "concurrent", run.finish());
+  run_report merged = merge_rank_runs(std::move(runs), "concurrent", run.finish());
+  // Each GPU thread ran with its own device: the record names every device of the run.
+  merged.meta.options = options_record(opts);
+  return merged;
 }
 
 } // namespace gpubench

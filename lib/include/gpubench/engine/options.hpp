@@ -33,9 +33,10 @@ struct common_options {
   bool resume = false;
 };
 
-/// Which of the common options a subcommand offers: only those that do something there. --device,
-/// --format and --output are always offered.
+/// Which of the common options a subcommand offers: only those that do something there. --format
+/// and --output are always offered.
 struct common_option_set {
+  bool device = true;      ///< --device
   bool measurement = true; ///< --warmup, --min-samples, --max-samples, --min-time, --max-noise,
                            ///< --timeout, --warm
   bool inputs = true;      ///< --seed, --no-verify

@@ -26,27 +26,11 @@ struct run_file_entry {
   std::string description;
 };
 
-/// The file's "options": each set only when the file names it. Percentages are fractions here.
+/// The file's "options": each set only when the file names it, by its row of the option table
+/// (option_table.hpp), as read_option_value() returns it (a percentage in percent, devices as
+/// text).
 struct run_file_options {
-  std::optional<std::string> device; ///< "0", "0,1" or "all", as for --device
-  std::optional<int> warmup;
-  std::optional<int> min_samples;
-  std::optional<int> max_samples;
-  std::optional<double> min_time;
-  std::optional<double> max_noise; ///< fraction (the file writes percent)
-  std::optional<double> timeout;
-  std::optional<bool> warm;
-  std::optional<l2_flush_mode> l2_flush; ///< "l2-flush"; "warm": true allows only none beside it
-  std::optional<std::uint64_t> seed;
-  std::optional<int> cpu_threads;
-  std::optional<bool> cpu_only;
-  std::optional<bool> verify;
-  // launch-free timing, telemetry, energy
-  std::optional<double> batch_time;
-  std::optional<bool> energy;
-  std::optional<double> energy_window;
-  std::optional<int> energy_windows;
-  std::optional<bool> timestamps;
+  nlohmann::json values = nlohmann::json::object();
 };
 
 struct run_file {

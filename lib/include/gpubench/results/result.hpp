@@ -90,6 +90,9 @@ struct run_meta {
   /// many of its points came from the journal of the killed run.
   std::string resumed_at;
   std::size_t resumed_points = 0;
+  /// The effective value of every measurement option (option_table.hpp), as a run file's
+  /// "options" writes them; null in files written before results recorded them.
+  nlohmann::json options;
 };
 
 struct run_report {
