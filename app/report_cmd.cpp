@@ -34,7 +34,8 @@ Examples:
 
 void add_report_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<report_args>();
-  CLI::App* cmd = app.add_subcommand("report", "Re-render saved results as table, md, csv or json");
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Re-render saved results as table, md, csv, json or an HTML page");
   cmd->add_option("FILE", args->paths, "Result files (JSON from --output); several are merged")
       ->type_name("FILE")
       ->required();
