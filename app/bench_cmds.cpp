@@ -2,11 +2,11 @@
 // ranges and defaults), and the shared runner does the rest.
 #include "commands.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/plan_listing.hpp"
 #include "gpubench/engine/runner.hpp"
-#include "gpubench/results/plan_listing.hpp"
 
 #include <fmt/format.h>
 

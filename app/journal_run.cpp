@@ -3,10 +3,10 @@
 // earlier, killed run of the same plan measured.
 #include "commands.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/engine/context.hpp"
 #include "gpubench/engine/env.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/results/journal.hpp"
 #include "gpubench/scale/multi_gpu_device.hpp"
 

@@ -1,11 +1,11 @@
 // gpubench run FILE: a run file (docs/run-files.md) planned, run and reported as one invocation.
 #include "commands.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/context.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/run_file.hpp"
 #include "gpubench/engine/runner.hpp"
-#include "gpubench/input/run_file.hpp"
 #include "gpubench/results/output.hpp"
 
 #include <memory>

@@ -2,7 +2,7 @@
 // expansion into points, and reading a point back with the table's defaults.
 #include "gpubench/engine/benchmark.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"

@@ -1,8 +1,8 @@
 #include "gpubench/engine/context.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/engine/errors.hpp"
 
 #include <algorithm>
 #include <cstdio>

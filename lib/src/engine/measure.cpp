@@ -1,11 +1,11 @@
 #include "gpubench/engine/measure.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/blocking_kernel.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/kernel_timestamps.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/test_slowdown.hpp"
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 #include "gpubench/telemetry/telemetry.hpp"

@@ -1,7 +1,7 @@
 #include "gpubench/engine/phases.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 

@@ -1,9 +1,9 @@
 #include "gpubench/engine/runner.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/fault_injection.hpp"
 #include "gpubench/engine/env.hpp"
-#include "gpubench/engine/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 #include "gpubench/engine/test_slowdown.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -3,9 +3,9 @@
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/augment/augment_params.hpp"
+#include "gpubench/core/random.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
-#include "gpubench/engine/random.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
 

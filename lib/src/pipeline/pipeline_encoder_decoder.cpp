@@ -1,7 +1,7 @@
 // pipeline --scenario encoder-decoder: stage A is the forward pass of a frozen encoder, stage B
 // one training step of a decoder that reconstructs the encoder's input from its features.
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/memory.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
 

@@ -2,10 +2,10 @@
 // side; each measurement judged by the interval of its shift (gate_stats.hpp) against the
 // threshold. Loading the files is in result_files.cpp, the output writers in compare_output.cpp.
 #include "gpubench/results/compare.hpp"
-#include "gpubench/scale/multi_gpu_report.hpp"
+#include "gpubench/results/multi_gpu_report.hpp"
 
-#include "gpubench/engine/errors.hpp"
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/engine/run_file.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 

@@ -1,9 +1,9 @@
 #include "gpubench/scale/mpi_run.hpp"
 
+#include "gpubench/core/clock.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/engine/clock.hpp"
 #include "gpubench/engine/env.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/scale/multi_gpu_device.hpp"
 #include "gpubench/scale/multi_gpu_merge.hpp"
 

@@ -1,8 +1,8 @@
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 
+#include "gpubench/core/clock.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/start_gate.hpp"
-#include "gpubench/engine/clock.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/scale/multi_gpu_device.hpp"
 
 #include <fmt/format.h>

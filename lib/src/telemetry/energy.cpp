@@ -3,10 +3,10 @@
 // them. Two NVML pollers run on their own threads so that the thread feeding the GPU never waits.
 #include "gpubench/telemetry/energy.hpp"
 
+#include "gpubench/core/clock.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
-#include "gpubench/engine/clock.hpp"
-#include "gpubench/engine/errors.hpp"
 
 #include <fmt/format.h>
 

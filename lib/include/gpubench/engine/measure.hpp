@@ -1,7 +1,7 @@
 #pragma once
 // The one measurement engine: warm-up, sampling until the stopping criterion, statistics and rates.
 // A workload declares its work and hands a closure to time; everything else is written here once.
-#include "gpubench/engine/stats.hpp"
+#include "gpubench/core/stats.hpp"
 
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>

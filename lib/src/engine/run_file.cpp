@@ -1,10 +1,10 @@
 // Run-file parsing: every error names the key path, the value found and what was expected.
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/engine/run_file.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/engine/plan_listing.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
-#include "gpubench/results/plan_listing.hpp"
 #include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>

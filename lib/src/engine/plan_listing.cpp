@@ -1,6 +1,6 @@
-#include "gpubench/results/plan_listing.hpp"
+#include "gpubench/engine/plan_listing.hpp"
 
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/engine/run_file.hpp"
 
 #include <fmt/format.h>
 
