@@ -7,6 +7,7 @@
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/plan_listing.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include <fmt/format.h>
 

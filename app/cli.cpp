@@ -6,6 +6,7 @@
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/registry/registry.hpp"
 #include "gpubench/results/output.hpp"
 #include "gpubench/results/result.hpp"
 

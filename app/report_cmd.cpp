@@ -5,6 +5,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/registry/registry.hpp"
 #include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"
 

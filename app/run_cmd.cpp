@@ -6,6 +6,7 @@
 #include "gpubench/engine/context.hpp"
 #include "gpubench/engine/run_file.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/registry/registry.hpp"
 #include "gpubench/results/output.hpp"
 
 #include <memory>

@@ -9,6 +9,7 @@
 #include "gpubench/engine/options.hpp"
 #include "gpubench/engine/run_file.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -6,6 +6,7 @@
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include "common.hpp"
 

@@ -4,6 +4,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -11,6 +11,18 @@
 
 namespace gpubench {
 
+namespace {
+
+/// The energy options a run asked for: --energy-window and --energy-windows.
+energy_options energy_options_for(const measure_options& m) {
+  energy_options o;
+  o.min_window_s = m.energy_window;
+  o.windows = m.energy_windows;
+  return o;
+}
+
+} // namespace
+
 verification checked_run(cudaStream_t stream, const std::vector<poison_target>& targets,
                          const std::function<void(cudaStream_t)>& body,
                          const std::function<verification()>& compare) {

@@ -423,17 +423,6 @@ std::vector<planned_point> plan_run_file(const run_file& file, const common_opti
   return all;
 }
 
-std::string describe_params(const json& params) {
-  std::string out;
-  for (const auto& [key, v] : params.items()) {
-    if (!out.empty()) out += ' ';
-    out += key;
-    out += '=';
-    out += param_text(v); // text_table.hpp: no float noise
-  }
-  return out;
-}
-
 void write_plan(std::ostream& os, const run_file& file, const std::vector<planned_point>& points,
                 output_format format) {
   write_plan(os, file.name.empty() ? std::string_view("run file") : std::string_view(file.name),

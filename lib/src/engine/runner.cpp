@@ -6,6 +6,7 @@
 #include "gpubench/engine/env.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -59,17 +60,18 @@ std::optional<injected_fault> fault_injection_from_env() {
   if (kind == "bad_alloc") f.kind = fault_kind::bad_alloc;
   if (kind == "thread_start") f.kind = fault_kind::thread_start;
   f.benchmark = std::string(text.substr(0, colon));
-  if (find_benchmark(f.benchmark) == nullptr) {
-    std::string known;
-    for (const auto& b : all_benchmarks()) known += (known.empty() ? "" : ", ") + b.name;
-    throw usage_error(fmt::format("{}: '{}' is not a benchmark; expected one of {}",
-                                  inject_fault_variable, f.benchmark, known));
-  }
   return f;
 }
 
-/// The point must exist, belong to the benchmark named and run on a GPU.
+/// The benchmark must be one the plan runs; the point must exist, belong to it and run on a GPU.
 void check_fault_injection(const injected_fault& f, const std::vector<planned_point>& points) {
+  std::vector<std::string_view> planned;
+  for (const auto& p : points)
+    if (std::find(planned.begin(), planned.end(), p.bench->name) == planned.end())
+      planned.emplace_back(p.bench->name);
+  if (std::find(planned.begin(), planned.end(), f.benchmark) == planned.end())
+    throw usage_error(fmt::format("{}: '{}' is not a benchmark of this run; expected one of {}",
+                                  inject_fault_variable, f.benchmark, fmt::join(planned, ", ")));
   if (f.point > points.size())
     throw usage_error(fmt::format("{}: point {} is beyond the plan, which has {} point{}",
                                   inject_fault_variable, f.point, points.size(),

@@ -4,7 +4,6 @@
 // max(min_ticks steps, min_window_s), at least `windows` of them start at random phases against the
 // step, and the step and an idle baseline are measured in the same run. Instant power, sampled at
 // 10 Hz over the same windows and integrated, cross-checks the counter. methodology.md explains.
-#include "gpubench/engine/measure.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include <cuda_runtime_api.h>
@@ -27,9 +26,6 @@ struct energy_options {
   double max_disagreement = 0.05; ///< counter vs integral above this: the row says so
   std::uint64_t seed = 42;        ///< the random phases
 };
-
-/// The options a run asked for: --energy-window and --energy-windows.
-energy_options energy_options_for(const measure_options& m);
 
 /// How long one window lasts for a counter that steps every `tick_s` seconds.
 double energy_window_seconds(double tick_s, const energy_options& o);
