@@ -71,6 +71,49 @@ graph_exec::~graph_exec() {
 
 void graph_exec::launch(cudaStream_t s) const { GPUBENCH_CUDA_TRY(cudaGraphLaunch(g_, s)); }
 
+graph_capture::graph_capture(cudaStream_t s) : s_(s) {
+  GPUBENCH_CUDA_TRY(cudaStreamBeginCapture(s_, cudaStreamCaptureModeThreadLocal));
+}
+
+graph_capture::~graph_capture() {
+  if (!capturing_) return;
+  cudaGraph_t g = nullptr;
+  if (cudaStreamEndCapture(s_, &g) == cudaSuccess && g != nullptr)
+    GPUBENCH_CUDA_CHECK_NOTHROW(cudaGraphDestroy(g));
+}
+
+graph_exec graph_capture::finish() {
+  capturing_ = false;
+  cudaGraph_t g = nullptr;
+  GPUBENCH_CUDA_TRY(cudaStreamEndCapture(s_, &g));
+  return graph_exec(g);
+}
+
+void synchronize(cudaStream_t s, std::source_location where) {
+  if (const cudaError_t code = cudaStreamSynchronize(s); code != cudaSuccess)
+    throw_cuda_error(code, "cudaStreamSynchronize(stream)", where.file_name(),
+                     static_cast<int>(where.line()));
+}
+
+void synchronize_device(std::source_location where) {
+  if (const cudaError_t code = cudaDeviceSynchronize(); code != cudaSuccess)
+    throw_cuda_error(code, "cudaDeviceSynchronize()", where.file_name(),
+                     static_cast<int>(where.line()));
+}
+
+void synchronize_device_nothrow(std::source_location where) noexcept {
+  check_nothrow(cudaDeviceSynchronize(), "cudaDeviceSynchronize()", where.file_name(),
+                static_cast<int>(where.line()));
+}
+
+int current_device() {
+  int device = 0;
+  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
+  return device;
+}
+
+void set_device(int device) { GPUBENCH_CUDA_TRY(cudaSetDevice(device)); }
+
 scoped_device::scoped_device(int device) {
   GPUBENCH_CUDA_TRY(cudaGetDevice(&previous_));
   GPUBENCH_CUDA_TRY(cudaSetDevice(device));

@@ -135,15 +135,11 @@ bool enqueue_held(cuda::blocking_kernel& blocker, bool hold, cudaStream_t s,
     throw;
   }
   if (hold) blocker.release();
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+  cuda::synchronize(s);
   return !(hold && blocker.timed_out());
 }
 
 } // namespace
-
-std::uint64_t launch_free_hold_ns(double enqueue_s, double cap_s) {
-  return static_cast<std::uint64_t>(std::min(2 * enqueue_s + 50e-6, cap_s) * 1e9);
-}
 
 bool launch_free_timing_usable() noexcept { return !blocking_unusable.load(); }
 void reset_launch_free_timing() noexcept { blocking_unusable.store(false); }
@@ -257,7 +253,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     if (cold) flush_l2(*flusher_, flush, stream_);
     body(stream_);
     if (delay_ns > 0) cuda::launch_delay_ns(delay_ns, stream_);
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+    cuda::synchronize(stream_);
   }
   auto outcome = sample_until_stable(opts, [&] { return one(true); });
   const std::size_t warmups = enqueue.size() - std::min(enqueue.size(), outcome.samples.size());
@@ -277,7 +273,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     if (blocked) {
       m.launch_free_s = m.stats.median;
     } else if (m.stats.median <= launch_free_max_sample_s && !interrupt_requested()) {
-      const std::uint64_t hold_ns = launch_free_hold_ns(m.host_enqueue_s, 0.05);
+      const std::uint64_t hold_ns = cuda::launch_free_hold_ns(m.host_enqueue_s, 0.05);
       std::vector<double> free;
       free.reserve(3);
       for (int i = 0; i < 3; ++i) free.push_back(one(false, hold_ns));
@@ -314,7 +310,7 @@ measurement gpu_sampler::run_batch(std::string name, const measure_options& opts
     return cuda::elapsed_seconds(start, stop);
   };
   body(stream_); // first-launch costs (lazy module loading) outside any held sample
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+  cuda::synchronize(stream_);
   (void)timed(3);
   // Launches per sample from a short calibration: ten launches, timed the same way.
   double each = timed(10) / 10;
@@ -365,7 +361,7 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
   // untimed run outside any hold.
   if (cold) flush_l2(*flusher_, flush, stream_);
   body(stream_);
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream_));
+  cuda::synchronize(stream_);
   (void)trace->span_s();
   telemetry_scope telemetry(telemetry_);
   auto outcome = sample_until_stable(opts, one);

@@ -1,7 +1,9 @@
 #include "gpubench/engine/phases.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/cuda/copy.hpp"
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/cuda/stream.hpp"
 #include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
@@ -29,12 +31,12 @@ verification checked_run(cudaStream_t stream, const std::vector<poison_target>& 
   for (const auto& t : targets) {
     if (t.bytes == 0) continue;
     if (t.on_device)
-      GPUBENCH_CUDA_TRY(cudaMemsetAsync(t.data, 0xFF, t.bytes, stream));
+      cuda::fill_bytes_async(t.data, 0xFF, t.bytes, stream);
     else
       std::memset(t.data, 0xFF, t.bytes);
   }
   body(stream);
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+  cuda::synchronize(stream);
   return compare();
 }
 

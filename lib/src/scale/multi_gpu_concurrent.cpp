@@ -2,8 +2,8 @@
 
 #include "gpubench/core/clock.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/start_gate.hpp"
-#include "gpubench/scale/multi_gpu_device.hpp"
 
 #include <fmt/format.h>
 
@@ -291,7 +291,7 @@ run_report execute_concurrent(const std::vector<planned_point>& points, const co
         who.gpu_name = d.info.name;
         who.pci_bus_id = d.info.pci_bus_id;
       }
-    if (copts.device_gate && devices[slot] >= 0) who.uuid = gpu_uuid(devices[slot]);
+    if (copts.device_gate && devices[slot] >= 0) who.uuid = cuda::device_uuid(devices[slot]);
   }
   return merge_rank_runs(std::move(runs), "concurrent", run.finish());
 }

@@ -1,7 +1,8 @@
 #pragma once
-// Move-only RAII for streams, events and graphs.
+// Move-only RAII for streams, events and graphs; waits and the current device for host code.
 #include "gpubench/cuda/error.hpp"
 
+#include <source_location>
 #include <utility>
 
 namespace gpubench::cuda {
@@ -62,6 +63,37 @@ public:
 private:
   cudaGraphExec_t g_ = nullptr;
 };
+
+/// Captures what the calling thread enqueues on a stream into a graph
+/// (cudaStreamBeginCapture, thread-local mode). finish() ends the capture and instantiates the
+/// graph; a capture left without finish() (an exception) is ended and its graph dropped, so the
+/// stream can run work again.
+class graph_capture {
+public:
+  explicit graph_capture(cudaStream_t s);
+  graph_capture(const graph_capture&) = delete;
+  graph_capture& operator=(const graph_capture&) = delete;
+  ~graph_capture();
+  /// Ends the capture; the graph, instantiated. Once only.
+  graph_exec finish();
+
+private:
+  cudaStream_t s_;
+  bool capturing_ = true;
+};
+
+/// Waits until everything enqueued on `s` has run (cudaStreamSynchronize).
+void synchronize(cudaStream_t s, std::source_location where = std::source_location::current());
+/// Waits until everything enqueued on the current device has run (cudaDeviceSynchronize).
+void synchronize_device(std::source_location where = std::source_location::current());
+/// For destructors: synchronize_device() that logs a failure to stderr instead of throwing.
+void synchronize_device_nothrow(
+    std::source_location where = std::source_location::current()) noexcept;
+/// The calling thread's current device (cudaGetDevice).
+int current_device();
+/// Makes `device` the calling thread's current device (cudaSetDevice); a new thread starts on
+/// device 0. scoped_device restores the previous one.
+void set_device(int device);
 
 /// Makes `device` current for the lifetime of the guard, restoring the previous one after.
 class scoped_device {

@@ -56,12 +56,6 @@ inline constexpr double host_bound_gap_ratio = 1.25;
 /// Samples longer than this skip the launch-free reference (launch gaps are negligible there).
 inline constexpr double launch_free_max_sample_s = 0.02;
 
-/// How long a delay kernel must hold the GPU so that work the host takes `enqueue_s` to enqueue
-/// behind it runs back to back, without the host's gaps: twice the enqueue plus 50 us, at most
-/// `cap_s`. For bodies the blocking kernel cannot hold (the launch-free reference of
-/// host-synchronous samples, the busy fraction of --energy).
-std::uint64_t launch_free_hold_ns(double enqueue_s, double cap_s);
-
 /// What a GPU body does to the host while it is enqueued.
 enum class body_kind {
   asynchronous,     ///< only enqueues: it can be timed behind a blocking kernel
