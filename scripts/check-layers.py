@@ -156,8 +156,7 @@ def main():
                     where.setdefault((folder, target), f"{path}:{number}")
             for number, line in enumerate(strip_comments_and_strings(text).splitlines(), 1):
                 for m in CUDA_CALL.finditer(line):
-                    calls.append(f"{path}:{number}: CUDA runtime call {m.group(0).rstrip('( ')}(): "
-                                 "go through cuda/'s wrappers (gpubench/cuda/*.hpp)")
+                    calls.append((path, number, m.group(0).rstrip("( ")))
 
     lib_edges = {f: {t for t in ts if t in folders} for f, ts in edges.items()}
     cycles = [c for c in strongly_connected(folders, lib_edges)
@@ -189,7 +188,8 @@ def main():
         cycle = cycle_in(comp, lib_edges)
         steps = "; ".join(f"{a} -> {b} ({where[(a, b)]})" for a, b in zip(cycle, cycle[1:]))
         findings.append(f"cycle among {', '.join(comp)}: {' -> '.join(cycle)}: {steps}")
-    findings.extend(calls)
+    findings.extend(f"{path}:{number}: CUDA runtime call {call}(): go through cuda/'s wrappers "
+                    "(gpubench/cuda/*.hpp)" for path, number, call in sorted(calls))
     for finding in findings:
         print(finding)
     if findings:
