@@ -124,7 +124,8 @@ class PlantedProblems(unittest.TestCase):
                    "  // a comment first\n"
                    "  cudaMemcpy (d, s, 4, cudaMemcpyHostToDevice);\n"
                    "}\n")
-        self.write("lib/include/gpubench/high/sync.hpp", "inline void g() { cudaGraphLaunch(0, 0); }\n")
+        self.write("lib/include/gpubench/high/sync.hpp",
+                   "inline void g() { cudaGraphLaunch(0, 0); }\n")
         r = check(self.root)
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         findings = [line for line in r.stdout.splitlines() if "CUDA runtime call" in line]

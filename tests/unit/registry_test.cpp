@@ -1,7 +1,8 @@
-// A new benchmark is its declaration and one line in the registry's list (docs/adding-a-benchmark.md):
-// a tiny CPU-only benchmark, declared here in the shape of the shipped ones and added to the
-// shipped list with one line, is listed, parsed from a run file, planned, run by the same runner
-// and written by the same writers, with nothing else changed. It stays out of the binary.
+// A new benchmark is its declaration and one line in the registry's list
+// (docs/adding-a-benchmark.md): a tiny CPU-only benchmark, declared here in the shape of the
+// shipped ones and added to the shipped list with one line, is listed, parsed from a run file,
+// planned, run by the same runner and written by the same writers, with nothing else changed. It
+// stays out of the binary.
 #include "gpubench/registry/registry.hpp"
 
 #include "gpubench/core/errors.hpp"
