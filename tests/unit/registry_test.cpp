@@ -128,7 +128,7 @@ TEST_CASE("a new benchmark's parameters are parsed from a run file and planned",
   std::ostringstream listing;
   write_plan(listing, file, points, output_format::table);
   CHECK_THAT(listing.str(), Contains("run file: 2 points would run"));
-  CHECK_THAT(listing.str(), Contains("sum       n=4000"));
+  CHECK_THAT(listing.str(), Contains("sum       device=-1 n=4000"));
 
   // The table's range is checked for it as for every benchmark, naming the key path.
   const auto too_big =
@@ -171,5 +171,5 @@ TEST_CASE("a new benchmark runs through the runner and the writers", "[registry]
   write_report(as_json, rep, output_format::json, summary_tables(catalog));
   const json doc = json::parse(as_json.str());
   CHECK(doc["results"][0]["benchmark"] == "sum");
-  CHECK(doc["results"][0]["verify"]["passed"] == true);
+  CHECK(doc["results"][0]["verification"]["passed"] == true);
 }
