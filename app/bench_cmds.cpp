@@ -76,6 +76,7 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
           unused.push_back("--" + name);
       }
       const auto points = plan_points(*cmd.bench, values, cmd.opts);
+      check_fault_injection(points);
       // Said once the plan is valid, so that an error stays the only line.
       if (!unused.empty() && cmd.opts.verbosity > 0)
         std::fprintf(stderr, "gpubench: note: %s\n",

@@ -68,6 +68,7 @@ void add_run_command(CLI::App& app, cli_state& state) {
       for (const auto& note : file.notes)
         std::cerr << "gpubench: " << args->path << ": " << note << '\n';
     const auto points = plan_run_file(file, args->opts);
+    check_fault_injection(points);
     if (args->dry_run) {
       std::ostringstream plan;
       write_plan(plan, file, points, args->opts.format);

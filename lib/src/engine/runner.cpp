@@ -131,6 +131,10 @@ void complete_point(const point_plumbing& plumbing, result& r, run_context& ctx,
   }
 }
 
+void check_fault_injection(const std::vector<planned_point>& points) {
+  if (const auto f = fault_injection_from_env()) check_fault_injection(*f, points);
+}
+
 std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
                                        const common_options& opts) {
   // A malformed test hook is a usage error before anything touches a device.

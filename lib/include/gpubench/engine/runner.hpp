@@ -16,6 +16,12 @@ struct planned_point {
 std::vector<planned_point> plan_points(const benchmark& b, const param_values& values,
                                        const common_options& opts);
 
+/// The test-only GPUBENCH_INJECT_FAULT hook (docs/reliability.md) against a whole plan:
+/// usage_error unless it is unset or names a benchmark the plan runs, a point of the plan of
+/// that benchmark and, for a device fault, a GPU point. execute() checks it too; the commands
+/// call it once they have planned, so that a mistake is said before any device is looked for.
+void check_fault_injection(const std::vector<planned_point>& points);
+
 /// Multi-GPU: told before and after each point, to line ranks or GPU threads up
 /// (barriers, start clocks). An exception from before_point stops the run and propagates.
 class point_observer {
