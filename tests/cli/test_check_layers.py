@@ -1,5 +1,5 @@
 """scripts/check-layers.py: the repository's lib/ has no folder cycle and no CUDA runtime call,
-and each planted problem (a cycle of two or three folders, the engine including the registry, a
+docs/architecture.md shows its graph as the script prints it, and each planted problem (a cycle of two or three folders, the engine including the registry, a
 CUDA runtime call) fails with the folders, files and lines named."""
 import os
 import re
@@ -33,6 +33,13 @@ class TheRepository(unittest.TestCase):
         r = check(SOURCE_DIR)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("no cycle, no CUDA runtime call in lib/", r.stdout)
+
+    def test_architecture_md_shows_the_graph_as_printed(self):
+        r = check(SOURCE_DIR)
+        with open(os.path.join(SOURCE_DIR, "docs", "architecture.md")) as f:
+            doc = f.read()
+        self.assertIn(r.stdout, doc, "docs/architecture.md, 'Layers inside lib/': paste the "
+                      "output of scripts/check-layers.py")
 
     def test_the_registry_is_on_top_and_the_engine_knows_no_workload(self):
         r = check(SOURCE_DIR)
