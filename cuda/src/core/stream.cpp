@@ -89,31 +89,6 @@ graph_exec graph_capture::finish() {
   return graph_exec(g);
 }
 
-void synchronize(cudaStream_t s, std::source_location where) {
-  if (const cudaError_t code = cudaStreamSynchronize(s); code != cudaSuccess)
-    throw_cuda_error(code, "cudaStreamSynchronize(stream)", where.file_name(),
-                     static_cast<int>(where.line()));
-}
-
-void synchronize_device(std::source_location where) {
-  if (const cudaError_t code = cudaDeviceSynchronize(); code != cudaSuccess)
-    throw_cuda_error(code, "cudaDeviceSynchronize()", where.file_name(),
-                     static_cast<int>(where.line()));
-}
-
-void synchronize_device_nothrow(std::source_location where) noexcept {
-  check_nothrow(cudaDeviceSynchronize(), "cudaDeviceSynchronize()", where.file_name(),
-                static_cast<int>(where.line()));
-}
-
-int current_device() {
-  int device = 0;
-  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
-  return device;
-}
-
-void set_device(int device) { GPUBENCH_CUDA_TRY(cudaSetDevice(device)); }
-
 scoped_device::scoped_device(int device) {
   GPUBENCH_CUDA_TRY(cudaGetDevice(&previous_));
   GPUBENCH_CUDA_TRY(cudaSetDevice(device));

@@ -1,8 +1,8 @@
 #include "gpubench/engine/context.hpp"
 
 #include "gpubench/core/errors.hpp"
-#include "gpubench/cuda/copy.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 
 #include <algorithm>

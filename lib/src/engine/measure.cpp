@@ -4,6 +4,7 @@
 #include "gpubench/cuda/blocking_kernel.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/kernel_timestamps.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
 #include "gpubench/engine/measurement_start.hpp"

@@ -1,8 +1,8 @@
 #include "gpubench/engine/phases.hpp"
 
 #include "gpubench/core/errors.hpp"
-#include "gpubench/cuda/copy.hpp"
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"

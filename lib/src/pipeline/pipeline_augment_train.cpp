@@ -5,8 +5,8 @@
 #include "gpubench/augment/augment_params.hpp"
 #include "gpubench/core/random.hpp"
 #include "gpubench/cuda/augment.hpp"
-#include "gpubench/cuda/copy.hpp"
 #include "gpubench/cuda/memory.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
 

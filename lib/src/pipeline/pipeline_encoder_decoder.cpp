@@ -1,8 +1,8 @@
 // pipeline --scenario encoder-decoder: stage A is the forward pass of a frozen encoder, stage B
 // one training step of a decoder that reconstructs the encoder's input from its features.
 #include "gpubench/core/errors.hpp"
-#include "gpubench/cuda/copy.hpp"
 #include "gpubench/cuda/memory.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
 

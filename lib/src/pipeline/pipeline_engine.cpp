@@ -3,7 +3,7 @@
 // last read the buffer A(t + depth) overwrites. Every run forks from and joins back to the caller's
 // stream, so a run depends on earlier runs only through that join; inside a run only events
 // recorded in the same run are waited on, which is what lets a run be captured as a CUDA graph.
-#include "gpubench/cuda/copy.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/pipeline/pipeline.hpp"
 #include "gpubench/pipeline/pipeline_loader.hpp"

@@ -5,6 +5,7 @@
 
 #include "gpubench/core/clock.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
 

@@ -1,8 +1,8 @@
 #include "gpubench/vecadd/vecadd_bench.hpp"
 
 #include "gpubench/core/errors.hpp"
-#include "gpubench/cuda/copy.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
 #include "gpubench/engine/gpu_setup.hpp"

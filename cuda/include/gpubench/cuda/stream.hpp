@@ -1,8 +1,7 @@
 #pragma once
-// Move-only RAII for streams, events and graphs; waits and the current device for host code.
+// Move-only RAII for streams, events, graphs and graph capture, and the current device.
 #include "gpubench/cuda/error.hpp"
 
-#include <source_location>
 #include <utility>
 
 namespace gpubench::cuda {
@@ -81,19 +80,6 @@ private:
   cudaStream_t s_;
   bool capturing_ = true;
 };
-
-/// Waits until everything enqueued on `s` has run (cudaStreamSynchronize).
-void synchronize(cudaStream_t s, std::source_location where = std::source_location::current());
-/// Waits until everything enqueued on the current device has run (cudaDeviceSynchronize).
-void synchronize_device(std::source_location where = std::source_location::current());
-/// For destructors: synchronize_device() that logs a failure to stderr instead of throwing.
-void synchronize_device_nothrow(
-    std::source_location where = std::source_location::current()) noexcept;
-/// The calling thread's current device (cudaGetDevice).
-int current_device();
-/// Makes `device` the calling thread's current device (cudaSetDevice); a new thread starts on
-/// device 0. scoped_device restores the previous one.
-void set_device(int device);
 
 /// Makes `device` current for the lifetime of the guard, restoring the previous one after.
 class scoped_device {
