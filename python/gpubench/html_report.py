@@ -59,7 +59,9 @@ def compact_svg(svg):
                  lambda m: " " + m.group(1) + '="' + _DECIMALS.sub(r"\1", m.group(2)) + '"', svg)
     # matplotlib names every font it would try in each text's style: the page's sans-serif
     # stands for them once (the family list alone is 200 bytes a label).
+    # (matplotlib 3.6 writes "font: 10px 'DejaVu Sans', ...", later ones "font-family: ...").
     svg = re.sub(r"font: ([\d.]+px) '[^;\"]*sans-serif", r"font: \1 sans-serif", svg)
+    svg = re.sub(r"font-family: '[^;\"]*sans-serif", "font-family: sans-serif", svg)
     svg = re.sub(r' transform="rotate\(-0 [^"]*\)"', "", svg)
     # The ids matplotlib gives its groups (figure_1, text_20) repeat in every chart of the page,
     # and nothing refers to them; the ids that are referred to (clip paths, markers) are salted.

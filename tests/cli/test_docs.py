@@ -381,6 +381,10 @@ class DocsCommandsTest(unittest.TestCase):
                 by_block.setdefault(b, []).append((c, how))
         have_matplotlib = subprocess.run([sys.executable, "-c", "import matplotlib"],
                                          capture_output=True).returncode == 0
+        # "exit: 77" is a block's status where there is no GPU (`doctor` finding no driver); on a
+        # GPU machine the same commands end with 0.
+        gpu_here = subprocess.run([self.binary, "devices", "--format", "json"],
+                                  capture_output=True, check=False).returncode == 0
         times = {}
         for b, rows in by_block.items():
             for c, how, status, seconds, tail in run_block(b, rows, self.binary, lambda h: h,
@@ -389,7 +393,8 @@ class DocsCommandsTest(unittest.TestCase):
                 with self.subTest(where=b.where, command=c):
                     if "scripts/plot.py" in c and not have_matplotlib and status != b.exit:
                         self.skipTest("python3-matplotlib is not installed")
-                    self.assertEqual(status, b.exit, f"{b.where}: {c} ({how}):\n{tail}")
+                    expected = 0 if gpu_here and b.exit == 77 else b.exit
+                    self.assertEqual(status, expected, f"{b.where}: {c} ({how}):\n{tail}")
         summary(self.rows, sys.stderr, times)
         print(f"docs commands run here in {time.monotonic() - t0:.1f} s", file=sys.stderr)
 

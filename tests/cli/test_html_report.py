@@ -249,5 +249,24 @@ class HtmlReport(unittest.TestCase):
         self.assertTrue(proc.stdout.startswith("<!DOCTYPE html>"))
 
 
+class CompactSvg(unittest.TestCase):
+    """The page's size does not depend on the matplotlib version: 3.6 (Debian 12) writes a text's
+    font as `font: 10px 'DejaVu Sans', ...`, later versions as `font-family: 'DejaVu Sans', ...`;
+    both lists of fallback fonts shrink to the page's sans-serif."""
+
+    def test_the_font_lists_of_both_styles_shrink(self):
+        sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
+        try:
+            from gpubench.html_report import compact_svg
+        finally:
+            sys.path.pop(0)
+        fonts = "'DejaVu Sans', 'Bitstream Vera Sans', 'Lucida Grande', 'Arial', sans-serif"
+        old = f'<text style="font: 10px {fonts}; text-anchor: end" x="1">a</text>'
+        new = f'<text style="font-size: 10px; font-family: {fonts}; text-anchor: end">a</text>'
+        self.assertIn('style="font: 10px sans-serif; text-anchor: end"', compact_svg(old))
+        self.assertIn('style="font-size: 10px; font-family: sans-serif; text-anchor: end"',
+                      compact_svg(new))
+
+
 if __name__ == "__main__":
     unittest.main()

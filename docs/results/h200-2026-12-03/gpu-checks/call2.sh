@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call 2: old (8dc7c02) and new builds; GPU tests; the CLI tests that failed on call 1; before/after figures; the documented commands not yet passed on the GPU.
 set -uo pipefail
-root=$PWD; o=$OUT; t0=$SECONDS; w=/tmp/c2; mkdir -p $w
+root=$PWD; o=$OUT; t0=$SECONDS; w=/tmp/c2; mkdir -p $w; B=${BUDGET:-425}
 export LD_LIBRARY_PATH="$root/.deps/opencv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONPATH="$root/.deps/py/site"
 py=/usr/bin/python3; [[ -x /opt/torch/.venv/bin/python3 ]] && py=/opt/torch/.venv/bin/python3
@@ -16,9 +16,10 @@ echo "builds new rc $rn (warnings $(grep -c 'warning:' $w/build-new.log)) old rc
 b=/tmp/bn/app/gpubench
 timeout 120 /tmp/bn/tests/gpubench_gpu_tests > $o/gpu-tests.txt 2>&1; echo "gpu tests rc $? at $((SECONDS-t0)) s"; tail -2 $o/gpu-tests.txt
 timeout 100 ctest --test-dir /tmp/bn -R 'test_devices_help|test_augment|test_docs|test_plot|test_html_report|test_mpi' -j6 --timeout 95 --output-on-failure > $o/ctest.txt 2>&1; echo "ctest rc $? at $((SECONDS-t0)) s"; grep -E "tests passed|\*\*\*" $o/ctest.txt
+(cd tests/cli && GPUBENCH=$b GPUBENCH_SOURCE_DIR=$root timeout 45 $py -m unittest -v test_faults test_signals) > $o/faults-signals-journal.txt 2>&1; echo "faults/signals/journal rc $? at $((SECONDS-t0)) s"; grep -ciE "skipped" $o/faults-signals-journal.txt
 AB_EXTRA=$'stream-2p28|stream --n 2^28\ngrid-f64|vecadd --n 2^26 --dtype f64 --grid device\ngrid-bf16|vecadd --n 2^26 --dtype bf16 --grid device' \
-  timeout 300 scripts/figures-ab.sh /tmp/bo/app/gpubench $b $w/ab 2 > $w/ab.log 2>&1; echo "ab rc $? at $((SECONDS-t0)) s"
+  timeout 170 scripts/figures-ab.sh /tmp/bo/app/gpubench $b $w/ab 2 > $w/ab.log 2>&1; echo "ab rc $? at $((SECONDS-t0)) s"
 cp $w/ab/ab-table.md $o/ab-table.md 2>/dev/null; tar -C $w -cJf $o/ab.tar.xz ab ab.log build-new.log 2>/dev/null
-left=$((575 - (SECONDS-t0))); echo "docs gets $left s"
+left=$((B - (SECONDS-t0))); echo "docs gets $left s"
 GPUBENCH=$b timeout $left $py tests/cli/test_docs.py --gpu $w/docs --fast --skip-passed .devrun/c1/docs.log > $o/docs.log 2>&1; echo "docs rc $? at $((SECONDS-t0)) s"; tail -3 $o/docs.log
 cp $w/docs/docs-commands.txt $o/ 2>/dev/null; echo "total $((SECONDS-t0)) s"
