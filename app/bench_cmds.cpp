@@ -2,11 +2,13 @@
 // ranges and defaults), and the shared runner does the rest.
 #include "commands.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/plan_listing.hpp"
 #include "gpubench/engine/runner.hpp"
-#include "gpubench/results/plan_listing.hpp"
+#include "gpubench/engine/test_hooks.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include <fmt/format.h>
 
@@ -75,6 +77,7 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
           unused.push_back("--" + name);
       }
       const auto points = plan_points(*cmd.bench, values, cmd.opts);
+      check_fault_injection(points);
       // Said once the plan is valid, so that an error stays the only line.
       if (!unused.empty() && cmd.opts.verbosity > 0)
         std::fprintf(stderr, "gpubench: note: %s\n",

@@ -1,12 +1,13 @@
 // Options shared by every measuring subcommand, and the one place results leave the program.
 #include "commands.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/option_table.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/registry/registry.hpp"
 #include "gpubench/results/output.hpp"
 #include "gpubench/results/result.hpp"
 

@@ -3,9 +3,9 @@
 #include "commands.hpp"
 #include "html_page.hpp"
 
-#include "gpubench/scale/multi_gpu_report.hpp"
+#include "gpubench/results/multi_gpu_report.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"

@@ -3,7 +3,7 @@
 #include "cli_walker.hpp"
 #include "commands.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <fmt/format.h>
 

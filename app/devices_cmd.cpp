@@ -1,10 +1,10 @@
 // `gpubench devices`: every GPU's properties, and with --measure its practical copy peaks.
 #include "commands.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/context.hpp"
 #include "gpubench/engine/env.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/results/output.hpp"
 #include "gpubench/results/report.hpp"
 

@@ -5,10 +5,10 @@
 #include "commands.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/cublas_loader.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/kernel_timestamps.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
 #include <cuda_runtime_api.h>

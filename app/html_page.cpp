@@ -3,7 +3,7 @@
 // an interpreter, runs it on files already read and checked, and returns the page.
 #include "html_page.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/output.hpp"
 

@@ -3,13 +3,12 @@
 // earlier, killed run of the same plan measured.
 #include "commands.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/engine/context.hpp"
 #include "gpubench/engine/env.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/option_table.hpp"
 #include "gpubench/results/journal.hpp"
-#include "gpubench/scale/multi_gpu_device.hpp"
 
 #include <fmt/format.h>
 
@@ -62,7 +61,7 @@ journal_identity identity_of(const std::vector<planned_point>& points, const com
   id.git = git_revision();
   if (!devices.empty()) {
     id.cuda_driver = cuda::driver_version_string();
-    for (const int d : devices) id.gpu_uuids.push_back(gpu_uuid(d));
+    for (const int d : devices) id.gpu_uuids.push_back(cuda::device_uuid(d));
   }
   return id;
 }

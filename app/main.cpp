@@ -1,8 +1,8 @@
 // gpubench: parse, dispatch, and turn exceptions into messages and documented exit codes.
 #include "build_info.hpp"
 #include "commands.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/results/output.hpp"
 #include "gpubench/results/report.hpp"
 #include "gpubench/scale/mpi_run.hpp"

@@ -2,7 +2,7 @@
 // an MPI job; whichever it is, one report is emitted (by rank 0 alone under MPI).
 #include "commands.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 
 #include <fmt/format.h>

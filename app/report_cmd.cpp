@@ -2,9 +2,10 @@
 #include "commands.hpp"
 #include "html_page.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/registry/registry.hpp"
 #include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"
 

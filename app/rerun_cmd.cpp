@@ -2,10 +2,12 @@
 // measurement options and seed) and writes a new result.
 #include "commands.hpp"
 
-#include "gpubench/engine/errors.hpp"
-#include "gpubench/input/rerun.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/engine/plan_listing.hpp"
+#include "gpubench/engine/rerun.hpp"
+#include "gpubench/engine/test_hooks.hpp"
+#include "gpubench/registry/registry.hpp"
 #include "gpubench/results/output.hpp"
-#include "gpubench/results/plan_listing.hpp"
 
 #include <memory>
 #include <sstream>
@@ -63,7 +65,8 @@ void add_rerun_command(CLI::App& app, cli_state& state) {
     finish_common_options(args->opts, args->dry_run && args->device_spec == "all"
                                           ? std::string("0")
                                           : args->device_spec);
-    const auto points = rerun_points(source, args->opts);
+    const auto points = rerun_points(source, args->opts, all_benchmarks());
+    check_fault_injection(points);
     if (args->dry_run) {
       std::ostringstream plan;
       write_plan(plan, "rerun", points, args->opts.format);

@@ -1,11 +1,13 @@
 // gpubench run FILE: a run file (docs/run-files.md) planned, run and reported as one invocation.
 #include "commands.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/context.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/run_file.hpp"
 #include "gpubench/engine/runner.hpp"
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/engine/test_hooks.hpp"
+#include "gpubench/registry/registry.hpp"
 #include "gpubench/results/output.hpp"
 
 #include <memory>
@@ -64,6 +66,7 @@ void add_run_command(CLI::App& app, cli_state& state) {
       for (const auto& note : file.notes)
         std::cerr << "gpubench: " << args->path << ": " << note << '\n';
     const auto points = plan_run_file(file, args->opts);
+    check_fault_injection(points);
     if (args->dry_run) {
       std::ostringstream plan;
       write_plan(plan, file, points, args->opts.format);

@@ -84,7 +84,7 @@ class FaultInjectionHook(unittest.TestCase):
                 ("vecadd:0", "'vecadd:0' is not BENCHMARK:POINT"),
                 ("vecadd:two", "'vecadd:two' is not BENCHMARK:POINT"),
                 ("vecadd:-1", "'vecadd:-1' is not BENCHMARK:POINT"),
-                ("nbody:1", "'nbody' is not a benchmark; expected one of vecadd")):
+                ("nbody:1", "'nbody' is not a benchmark of this run; expected one of vecadd")):
             with self.subTest(value=value):
                 r = run("vecadd", "--n", "1K", *FAST, env={INJECT: value})
                 self.assertEqual(r.returncode, 2, r.stderr)
@@ -94,7 +94,7 @@ class FaultInjectionHook(unittest.TestCase):
     def test_a_point_outside_the_plan_or_without_a_gpu_is_rejected(self):
         for value, message in (
                 ("vecadd:3", "point 3 is beyond the plan, which has 2 points"),
-                ("augment:1", "point 1 of the plan is a vecadd point, not augment"),
+                ("augment:1", "'augment' is not a benchmark of this run; expected one of vecadd"),
                 ("vecadd:2", "point 2 runs on the CPU only (--cpu-only); a device fault needs a "
                              "GPU")):
             with self.subTest(value=value), tempdir() as tmp:

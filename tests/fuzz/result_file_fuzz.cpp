@@ -5,7 +5,7 @@
 // (expand.hpp): a few bytes reach 100,000 levels of nesting or megabytes.
 #include "expand.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/compare.hpp"
 #include "gpubench/results/report.hpp"

@@ -1,14 +1,15 @@
-// libFuzzer target: run files (lib/src/input/run_file.cpp), untrusted input to `gpubench run`, read
-// as load_run_file reads them (parse_untrusted_json). Any document either parses and plans or
+// libFuzzer target: run files (lib/src/engine/run_file.cpp), untrusted input to `gpubench run`,
+// read as load_run_file reads them (parse_untrusted_json). Any document either parses and plans or
 // throws usage_error naming what is wrong, in a message of bounded length; nothing else. Inputs are
 // structure-aware (expand.hpp): a few bytes reach 100,000 levels of nesting or megabytes.
 #include "expand.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/options.hpp"
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/engine/run_file.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 // (expand.hpp), so lists of megabytes are reached too; messages stay short and on one line.
 #include "expand.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/sizes.hpp"
 
 #include <fmt/format.h>

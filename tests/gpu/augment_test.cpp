@@ -6,10 +6,10 @@
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/augment/augment_params.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/engine/errors.hpp"
 
 #include "common.hpp"
 

@@ -2,10 +2,10 @@
 // bit for bit on the same GPU; another seed gives other data.
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_params.hpp"
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/pipeline/pipeline.hpp"
 
 #include <catch2/catch.hpp>

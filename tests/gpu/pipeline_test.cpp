@@ -8,6 +8,7 @@
 #include "gpubench/pipeline/pipeline.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include "common.hpp"
 

@@ -8,6 +8,7 @@
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
 #include "gpubench/engine/measure.hpp"
+#include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 

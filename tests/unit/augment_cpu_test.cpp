@@ -2,7 +2,7 @@
 // hand-checked planes, then the whole pipeline.
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_params.hpp"
-#include "gpubench/engine/half.hpp"
+#include "gpubench/core/half.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,10 +2,11 @@
 // for every benchmark after a point (lib/src/engine/runner.cpp): one declaration gives the options,
 // the points and their inverse, and the plumbing is written once.
 #include "gpubench/augment/augment_bench.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include "common.hpp"
 

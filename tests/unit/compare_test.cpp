@@ -1,5 +1,5 @@
 // Specification of compare (docs/compare.md): the rank test, the verdicts, matching and the gate.
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/results/compare.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,8 @@
 // Energy per operation: window sizing, the interval, the power integral and its cross-check.
 #include "gpubench/telemetry/energy.hpp"
 
+#include "gpubench/engine/sampler_frame.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <random>

@@ -2,8 +2,8 @@
 // point, the results so far are kept and the sweep goes on; input errors still end the run.
 #include "gpubench/engine/runner.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/engine/errors.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "gpubench/engine/half.hpp"
+#include "gpubench/core/half.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // resize_image (stb_image_resize): shapes, constants kept, antialiased shrinking, linear ramps.
-#include "gpubench/input/image_io.hpp"
+#include "gpubench/augment/image_io.hpp"
 
 #include <catch2/catch.hpp>
 

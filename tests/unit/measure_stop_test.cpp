@@ -1,7 +1,7 @@
 // Why sampling stopped: every measurement records it, and the `stable` rule converges on samples
 // whose spread stays above --max-noise (cold micro-kernels) once their mean is known well enough.
+#include "gpubench/core/stats.hpp"
 #include "gpubench/engine/measure.hpp"
-#include "gpubench/engine/stats.hpp"
 
 #include <catch2/catch.hpp>
 

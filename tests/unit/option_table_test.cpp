@@ -3,10 +3,11 @@
 // default. Every test walks the whole table, so a new row is covered without a new test.
 #include "gpubench/engine/option_table.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/errors.hpp"
-#include "gpubench/input/rerun.hpp"
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/engine/rerun.hpp"
+#include "gpubench/engine/run_file.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -163,7 +164,7 @@ TEST_CASE("rerun plans the recorded points again and refuses what this build can
     source.results.push_back(r);
   }
   REQUIRE(source.results.size() == 4);
-  const auto points = gpubench::rerun_points(source, opts);
+  const auto points = gpubench::rerun_points(source, opts, gpubench::all_benchmarks());
   REQUIRE(points.size() == 4);
   for (std::size_t i = 0; i < points.size(); ++i) {
     auto params = points[i].params;
@@ -174,11 +175,11 @@ TEST_CASE("rerun plans the recorded points again and refuses what this build can
 
   auto other = source;
   other.results[1].benchmark = "tensorcore";
-  CHECK_THROWS_WITH(gpubench::rerun_points(other, opts),
+  CHECK_THROWS_WITH(gpubench::rerun_points(other, opts, gpubench::all_benchmarks()),
                     Contains("results[1] (tensorcore): this gpubench has no benchmark"));
   other = source;
   other.results[2].params["unroll"] = 4;
-  CHECK_THROWS_WITH(gpubench::rerun_points(other, opts),
+  CHECK_THROWS_WITH(gpubench::rerun_points(other, opts, gpubench::all_benchmarks()),
                     Contains("results[2] (vecadd)") && Contains("unroll"));
 }
 

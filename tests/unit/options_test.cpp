@@ -1,5 +1,5 @@
 // The measurement options' checks (lib/src/engine/options.cpp): what validate() refuses and says.
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/options.hpp"
 
 #include <catch2/catch.hpp>

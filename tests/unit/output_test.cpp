@@ -1,4 +1,4 @@
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/results/output.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,10 @@
 // Specification of the pipeline's host side: the CPU model reference is the gradient of its loss,
 // FLOPs are counted as documented, the bitwise weight check catches one flipped bit, pooling is an
 // average, and the plan rejects bad input naming the option.
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
+#include "gpubench/registry/registry.hpp"
 
 #include <catch2/catch.hpp>
 

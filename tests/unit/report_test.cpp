@@ -1,4 +1,4 @@
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/results/report.hpp"
 #include "gpubench/results/result.hpp"
 

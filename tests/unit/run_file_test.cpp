@@ -1,6 +1,6 @@
 // Specification of run files (docs/run-files.md): what parses, and what each mistake says.
-#include "gpubench/engine/errors.hpp"
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/engine/run_file.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

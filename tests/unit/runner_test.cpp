@@ -3,7 +3,7 @@
 #include "gpubench/engine/runner.hpp"
 
 #include "common.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <catch2/catch.hpp>
 

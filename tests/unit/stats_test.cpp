@@ -1,4 +1,4 @@
-#include "gpubench/engine/stats.hpp"
+#include "gpubench/core/stats.hpp"
 
 #include <catch2/catch.hpp>
 

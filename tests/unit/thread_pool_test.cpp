@@ -1,8 +1,8 @@
 // The CPU thread pool when threads cannot start: it must fail at once, with the
 // reason, and never leave a started thread waiting on a destroyed condition variable (a hang).
-#include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/core/thread_pool.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <catch2/catch.hpp>
 

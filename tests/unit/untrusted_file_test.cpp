@@ -1,6 +1,6 @@
 // Specification of reading files that come from elsewhere (lib/src/input/untrusted_file.cpp): what
 // is refused before reading, what the strict JSON parse refuses, and how short the quotes stay.
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
-#include "gpubench/engine/half.hpp"
-#include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/core/half.hpp"
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,7 @@
 // and not when the reference has them too (matching NaNs are not a verified result).
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_params.hpp"
-#include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 

@@ -71,6 +71,24 @@ graph_exec::~graph_exec() {
 
 void graph_exec::launch(cudaStream_t s) const { GPUBENCH_CUDA_TRY(cudaGraphLaunch(g_, s)); }
 
+graph_capture::graph_capture(cudaStream_t s) : s_(s) {
+  GPUBENCH_CUDA_TRY(cudaStreamBeginCapture(s_, cudaStreamCaptureModeThreadLocal));
+}
+
+graph_capture::~graph_capture() {
+  if (!capturing_) return;
+  cudaGraph_t g = nullptr;
+  if (cudaStreamEndCapture(s_, &g) == cudaSuccess && g != nullptr)
+    GPUBENCH_CUDA_CHECK_NOTHROW(cudaGraphDestroy(g));
+}
+
+graph_exec graph_capture::finish() {
+  capturing_ = false;
+  cudaGraph_t g = nullptr;
+  GPUBENCH_CUDA_TRY(cudaStreamEndCapture(s_, &g));
+  return graph_exec(g);
+}
+
 scoped_device::scoped_device(int device) {
   GPUBENCH_CUDA_TRY(cudaGetDevice(&previous_));
   GPUBENCH_CUDA_TRY(cudaSetDevice(device));

@@ -253,6 +253,11 @@ public:
     set(CUBLASLT_MATMUL_DESC_TRANSA, ta);
     set(CUBLASLT_MATMUL_DESC_TRANSB, tb);
     set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue);
+    // GPUBENCH_MLP_SM_TARGET: the SMs cuBLASLt plans the product for (its heuristic and the
+    // grid of its persistent kernels), as if another stream held the rest; unset or 0: all.
+    if (const char* sms = std::getenv("GPUBENCH_MLP_SM_TARGET"); sms != nullptr)
+      set(CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET,
+          static_cast<std::int32_t>(std::strtol(sms, nullptr, 10)));
     if (bias != nullptr) set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
     if (aux != nullptr) {
       set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, aux);

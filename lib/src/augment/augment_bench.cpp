@@ -6,15 +6,16 @@
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_images.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
+#include "gpubench/augment/image_io.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/half.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
-#include "gpubench/engine/half.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
-#include "gpubench/input/image_io.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/report.hpp"
@@ -273,11 +274,9 @@ result run_augment_point(const json& point, run_context& ctx) {
   cuda::device_buffer<float> blurred(impl.staged ? out_n : 0);
   const cuda::augment_staged_buffers buffers{full.data(), cropped.data(), resized.data(),
                                              rotated.data(), blurred.data()};
-  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_samples.data(), samples.data(),
-                                    batch * sizeof(augment_sample), cudaMemcpyHostToDevice, s));
+  cuda::copy_to_device_async(d_samples.data(), samples.data(), batch * sizeof(augment_sample), s);
   const auto upload = [&](cudaStream_t st) {
-    GPUBENCH_CUDA_TRY(
-        cudaMemcpyAsync(d_input.data(), input.data(), in_bytes, cudaMemcpyHostToDevice, st));
+    cuda::copy_to_device_async(d_input.data(), input.data(), in_bytes, st);
   };
   upload(s);
   const auto staged = [&](cudaStream_t st) {
@@ -301,8 +300,7 @@ result run_augment_point(const json& point, run_context& ctx) {
         s, poisoned,
         [&](cudaStream_t st) {
           body(st);
-          GPUBENCH_CUDA_TRY(
-              cudaMemcpyAsync(got.data(), out, out_bytes, cudaMemcpyDeviceToHost, st));
+          cuda::copy_to_host_async(got.data(), out, out_bytes, st);
         },
         [&] { return augment_cpu::check_output(shape, ref.data(), got.data(), pool); });
     r.verify.merge(outcome, name);
@@ -324,8 +322,8 @@ result run_augment_point(const json& point, run_context& ctx) {
     const std::size_t per_image = static_cast<std::size_t>(cfg.channels) * shape.output_pixels();
     const std::size_t n = std::min<std::size_t>(batch, saved_samples) * per_image;
     std::vector<std::byte> host(n * dtype_size(cfg.out));
-    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(host.data(), out, host.size(), cudaMemcpyDeviceToHost, s));
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+    cuda::copy_to_host_async(host.data(), out, host.size(), s);
+    cuda::synchronize(s);
     shown.resize(n);
     for (std::size_t i = 0; i < n; ++i) shown[i] = output_as_float(cfg.out, host.data(), i);
     save(shown.data());

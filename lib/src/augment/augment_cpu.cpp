@@ -3,8 +3,8 @@
 // operation by operation, exactly as the kernels do it.
 #include "gpubench/augment/augment_cpu.hpp"
 
+#include "gpubench/core/half.hpp"
 #include "gpubench/engine/check_elements.hpp"
-#include "gpubench/engine/half.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #include "gpubench/augment/augment_images.hpp"
 
-#include "gpubench/engine/errors.hpp"
-#include "gpubench/input/image_io.hpp"
+#include "gpubench/augment/image_io.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -6,8 +6,8 @@
 #include "gpubench/augment/augment_opencv.hpp"
 
 #include "gpubench/augment/augment_cpu.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/check_elements.hpp"
-#include "gpubench/engine/errors.hpp"
 
 #include <fmt/format.h>
 

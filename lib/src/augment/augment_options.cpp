@@ -2,8 +2,8 @@
 // once), the checks that span parameters, and the settings of a planned point.
 #include "gpubench/augment/augment_bench.hpp"
 
-#include "gpubench/engine/errors.hpp"
-#include "gpubench/input/image_io.hpp"
+#include "gpubench/augment/image_io.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 

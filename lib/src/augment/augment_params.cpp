@@ -1,6 +1,6 @@
 #include "gpubench/augment/augment_params.hpp"
 
-#include "gpubench/engine/random.hpp"
+#include "gpubench/core/random.hpp"
 
 #include <algorithm>
 #include <cmath>

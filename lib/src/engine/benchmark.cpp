@@ -2,7 +2,7 @@
 // expansion into points, and reading a point back with the table's defaults.
 #include "gpubench/engine/benchmark.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
@@ -269,15 +269,16 @@ json point_value(const std::vector<param_spec>& table, const json& point, std::s
   return parse_param(s, s.default_value).front();
 }
 
-const benchmark* find_benchmark(std::string_view name) noexcept {
-  for (const auto& b : all_benchmarks())
+const benchmark* find_benchmark(std::span<const benchmark> catalog,
+                                std::string_view name) noexcept {
+  for (const auto& b : catalog)
     if (b.name == name) return &b;
   return nullptr;
 }
 
-summary_writers summary_tables() {
+summary_writers summary_tables(std::span<const benchmark> catalog) {
   summary_writers out;
-  for (const auto& b : all_benchmarks())
+  for (const auto& b : catalog)
     if (b.summary_table) out.emplace(b.name, b.summary_table);
   return out;
 }

@@ -1,8 +1,9 @@
 #include "gpubench/engine/context.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
-#include "gpubench/engine/errors.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -69,12 +70,10 @@ device_record& run_context::device_with_peaks(int id, bool transfers) {
         std::min<std::size_t>(std::size_t{512} << 20, cuda::device_memory_info().free_bytes / 4);
     cuda::device_buffer<std::byte> src(bytes);
     cuda::device_buffer<std::byte> dst(bytes);
-    GPUBENCH_CUDA_TRY(cudaMemsetAsync(src.data(), 1, bytes, s.get()));
-    const auto m = sampler.run("d2d", opts, {2.0 * static_cast<double>(bytes), 0, "bytes"},
-                               [&](cudaStream_t st) {
-                                 GPUBENCH_CUDA_TRY(cudaMemcpyAsync(dst.data(), src.data(), bytes,
-                                                                   cudaMemcpyDeviceToDevice, st));
-                               });
+    cuda::fill_bytes_async(src.data(), 1, bytes, s.get());
+    const auto m = sampler.run(
+        "d2d", opts, {2.0 * static_cast<double>(bytes), 0, "bytes"},
+        [&](cudaStream_t st) { cuda::copy_on_device_async(dst.data(), src.data(), bytes, st); });
     rec.d2d_bytes_per_s = measured_peak(m);
   }
   if (transfers && !have_transfers) {
@@ -84,13 +83,11 @@ device_record& run_context::device_with_peaks(int id, bool transfers) {
     std::fill_n(host.data(), bytes, std::byte{1});
     const auto h2d =
         sampler.run("h2d", opts, {static_cast<double>(bytes), 0, "bytes"}, [&](cudaStream_t st) {
-          GPUBENCH_CUDA_TRY(
-              cudaMemcpyAsync(dev.data(), host.data(), bytes, cudaMemcpyHostToDevice, st));
+          cuda::copy_to_device_async(dev.data(), host.data(), bytes, st);
         });
     const auto d2h =
         sampler.run("d2h", opts, {static_cast<double>(bytes), 0, "bytes"}, [&](cudaStream_t st) {
-          GPUBENCH_CUDA_TRY(
-              cudaMemcpyAsync(host.data(), dev.data(), bytes, cudaMemcpyDeviceToHost, st));
+          cuda::copy_to_host_async(host.data(), dev.data(), bytes, st);
         });
     rec.h2d_bytes_per_s = measured_peak(h2d);
     rec.d2h_bytes_per_s = measured_peak(d2h);

@@ -1,6 +1,6 @@
 #include "gpubench/engine/host_buffer.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -1,12 +1,13 @@
 #include "gpubench/engine/measure.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/kernel_timestamps.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/engine/measurement_start.hpp"
 #include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/engine/test_hooks.hpp"
-#include "gpubench/scale/multi_gpu_concurrent.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -15,65 +16,9 @@
 
 namespace gpubench {
 
-std::string_view to_string(stop_reason r) noexcept {
-  switch (r) {
-  case stop_reason::noise: return "noise";
-  case stop_reason::stable: return "stable";
-  case stop_reason::max_samples: return "max_samples";
-  case stop_reason::timeout: return "timeout";
-  case stop_reason::interrupted: return "interrupted";
-  }
-  return "?";
-}
-
-std::optional<stop_reason> parse_stop_reason(std::string_view s) noexcept {
-  for (auto r : {stop_reason::noise, stop_reason::stable, stop_reason::max_samples,
-                 stop_reason::timeout, stop_reason::interrupted})
-    if (to_string(r) == s) return r;
-  return std::nullopt;
-}
-
-std::string_view to_string(gpu_timing t) noexcept {
-  switch (t) {
-  case gpu_timing::launch_free: return "launch_free";
-  case gpu_timing::includes_launch: return "includes_launch";
-  case gpu_timing::batch: return "batch";
-  case gpu_timing::timestamps: return "timestamps";
-  }
-  return "?";
-}
-
-std::string_view to_string(l2_flush_mode m) noexcept {
-  switch (m) {
-  case l2_flush_mode::read: return "read";
-  case l2_flush_mode::write: return "write";
-  case l2_flush_mode::none: return "none";
-  }
-  return "?";
-}
-
-std::optional<l2_flush_mode> parse_l2_flush_mode(std::string_view text) noexcept {
-  std::string s;
-  for (const char c : text) s += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  for (auto m : {l2_flush_mode::read, l2_flush_mode::write, l2_flush_mode::none})
-    if (to_string(m) == s) return m;
-  return std::nullopt;
-}
-
-std::string_view l2_flush_choices() noexcept { return "read, write, none"; }
-
 l2_flush_mode effective_l2_flush(const measure_options& opts) noexcept {
   if (opts.warm) return l2_flush_mode::none;
   return opts.l2_flush.value_or(l2_flush_mode::read);
-}
-
-void finalize(measurement& m) {
-  m.stats = summarize(m.samples);
-  m.rates = nlohmann::json::object();
-  if (m.stats.median > 0) {
-    if (m.work.bytes > 0) m.rates["bytes_per_s"] = m.work.bytes / m.stats.median;
-    if (m.work.items > 0) m.rates["items_per_s"] = m.work.items / m.stats.median;
-  }
 }
 
 double trimmed_mean_rel_ci95(std::vector<double> samples) {
@@ -166,10 +111,6 @@ sampling_outcome sample_until_stable(const measure_options& opts,
     }
   }
   return out;
-}
-
-std::uint64_t launch_free_hold_ns(double enqueue_s, double cap_s) {
-  return static_cast<std::uint64_t>(std::min(2 * enqueue_s + 50e-6, cap_s) * 1e9);
 }
 
 namespace {
@@ -279,7 +220,7 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     if (blocked) {
       m.launch_free_s = m.stats.median;
     } else if (m.stats.median <= launch_free_max_sample_s && !interrupt_requested()) {
-      const std::uint64_t hold_ns = launch_free_hold_ns(m.host_enqueue_s, 0.05);
+      const std::uint64_t hold_ns = cuda::launch_free_hold_ns(m.host_enqueue_s, 0.05);
       std::vector<double> free;
       free.reserve(3);
       double ignored = 0;

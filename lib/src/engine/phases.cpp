@@ -1,7 +1,9 @@
 #include "gpubench/engine/phases.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/cuda/runtime.hpp"
+#include "gpubench/cuda/stream.hpp"
 #include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
@@ -13,18 +15,30 @@
 
 namespace gpubench {
 
+namespace {
+
+/// The energy options a run asked for: --energy-window and --energy-windows.
+energy_options energy_options_for(const measure_options& m) {
+  energy_options o;
+  o.min_window_s = m.energy_window;
+  o.windows = m.energy_windows;
+  return o;
+}
+
+} // namespace
+
 verification checked_run(cudaStream_t stream, const std::vector<poison_target>& targets,
                          const std::function<void(cudaStream_t)>& body,
                          const std::function<verification()>& compare) {
   for (const auto& t : targets) {
     if (t.bytes == 0) continue;
     if (t.on_device)
-      GPUBENCH_CUDA_TRY(cudaMemsetAsync(t.data, 0xFF, t.bytes, stream));
+      cuda::fill_bytes_async(t.data, 0xFF, t.bytes, stream);
     else
       std::memset(t.data, 0xFF, t.bytes);
   }
   body(stream);
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+  cuda::synchronize(stream);
   return compare();
 }
 

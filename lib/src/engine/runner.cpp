@@ -1,12 +1,13 @@
 #include "gpubench/engine/runner.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/env.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/option_table.hpp"
 #include "gpubench/engine/test_hooks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>

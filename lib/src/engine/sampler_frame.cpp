@@ -2,8 +2,8 @@
 
 #include "gpubench/cuda/blocking_kernel.hpp"
 #include "gpubench/cuda/device.hpp"
-#include "gpubench/cuda/error.hpp"
-#include "gpubench/scale/multi_gpu_concurrent.hpp"
+#include "gpubench/cuda/runtime.hpp"
+#include "gpubench/engine/measurement_start.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include <atomic>
@@ -33,7 +33,7 @@ public:
   }
   void release() noexcept override { blocker_->release(); }
   [[nodiscard]] bool timed_out() const noexcept override { return blocker_->timed_out(); }
-  void synchronize(cudaStream_t s) override { GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s)); }
+  void synchronize(cudaStream_t s) override { cuda::synchronize(s); }
   void start_gate(std::string_view name, cudaStream_t s) override {
     notify_measurement_start(name, s);
   }

@@ -2,7 +2,7 @@
 // syntax, and quoted in messages only in short pieces.
 #include "gpubench/input/untrusted_file.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -3,9 +3,10 @@
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/augment/augment_params.hpp"
+#include "gpubench/core/random.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/memory.hpp"
-#include "gpubench/engine/random.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
 
@@ -29,8 +30,8 @@ public:
       fill_synthetic_images(host_images_.back().data(), aug_cfg_,
                             random_bits(seed, pipeline_streams::image, k), cfg.batch, pool);
       host_samples_.push_back(draw_augment_samples(aug_cfg_, seed, k, cfg.batch));
-      GPUBENCH_CUDA_TRY(cudaMemcpy(d_samples_.data() + k * batch, host_samples_.back().data(),
-                                   batch * sizeof(augment_sample), cudaMemcpyHostToDevice));
+      cuda::copy_to_device(d_samples_.data() + k * batch, host_samples_.back().data(),
+                           batch * sizeof(augment_sample));
     }
     const auto tshape = trainer_shape(cfg);
     d_pooled_ = cuda::device_buffer<float>(static_cast<std::size_t>(tshape.inputs()) * batch);
@@ -38,8 +39,7 @@ public:
     const auto targets =
         pipeline_cpu::uniform_values(target_n, -1.0F, 1.0F, seed, pipeline_streams::target);
     d_targets_ = cuda::device_buffer<float>(target_n);
-    GPUBENCH_CUDA_TRY(cudaMemcpy(d_targets_.data(), targets.data(), target_n * sizeof(float),
-                                 cudaMemcpyHostToDevice));
+    cuda::copy_to_device(d_targets_.data(), targets.data(), target_n * sizeof(float));
     // cublasSgemm with separate kernels: on the H200 the fused cuBLASLt path made `graph` 5.7%
     // slower here (docs/pipeline.md, "Host time per step").
     trainer_ = std::make_unique<cuda::mlp>(tshape, cfg.batch, cuda::mlp_backend::cublas);
@@ -51,8 +51,7 @@ public:
   /// Ring entry k's uint8 batch from its pinned host buffer into the device's input buffer
   /// (which the previous augment kernel on `s` has read).
   void upload(int k, cudaStream_t s) override {
-    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(d_images_.data(), host_images_[k].data(), d_images_.bytes(),
-                                      cudaMemcpyHostToDevice, s));
+    cuda::copy_to_device_async(d_images_.data(), host_images_[k].data(), d_images_.bytes(), s);
   }
 
   void compute_a(int k, float* slot, cuda::blas_handle& /*blas*/, cudaStream_t s,

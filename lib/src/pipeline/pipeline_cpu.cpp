@@ -1,6 +1,6 @@
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 
-#include "gpubench/engine/random.hpp"
+#include "gpubench/core/random.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,8 @@
 // pipeline --scenario encoder-decoder: stage A is the forward pass of a frozen encoder, stage B
 // one training step of a decoder that reconstructs the encoder's input from its features.
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/memory.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
 
@@ -17,8 +18,7 @@ public:
     const auto inputs =
         pipeline_cpu::uniform_values(in_n, -1.0F, 1.0F, seed, pipeline_streams::input);
     d_inputs_ = cuda::device_buffer<float>(in_n);
-    GPUBENCH_CUDA_TRY(
-        cudaMemcpy(d_inputs_.data(), inputs.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
+    cuda::copy_to_device(d_inputs_.data(), inputs.data(), in_n * sizeof(float));
     const auto eshape = encoder_shape(cfg);
     encoder_ = std::make_unique<cuda::mlp>(eshape, cfg.batch);
     encoder_->set_params(

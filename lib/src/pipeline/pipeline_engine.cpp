@@ -3,6 +3,7 @@
 // last read the buffer A(t + depth) overwrites. Every run forks from and joins back to the caller's
 // stream, so a run depends on earlier runs only through that join; inside a run only events
 // recorded in the same run are waited on, which is what lets a run be captured as a CUDA graph.
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/pipeline/pipeline.hpp"
 #include "gpubench/pipeline/pipeline_loader.hpp"
@@ -72,7 +73,7 @@ private:
       std::exception_ptr error;
       try {
         if (!device_set) {
-          GPUBENCH_CUDA_TRY(cudaSetDevice(device_)); // a new thread starts on device 0
+          cuda::set_device(device_); // a new thread starts on device 0
           device_set = true;
         }
         job();
@@ -181,15 +182,13 @@ struct pipeline_engine::state {
     if (!stages->augments()) {
       const char* one = std::getenv("GPUBENCH_PIPELINE_ONE_THREAD");
       if (one == nullptr || std::string(one) != "1") {
-        int device = 0;
-        GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
-        a_thread = std::make_unique<stage_a_thread>(device);
+        a_thread = std::make_unique<stage_a_thread>(cuda::current_device());
       }
     }
     trained().set_params(stages->initial_params().data());
     // The copies above ran on the legacy stream, which does not order the non-blocking streams
     // the stages run on.
-    GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+    cuda::synchronize_device();
   }
 
   // ---- the stages ---------------------------------------------------------------------------
@@ -227,8 +226,8 @@ struct pipeline_engine::state {
 
   void upload_cpu(std::uint64_t t, cudaStream_t s) {
     const int k = ring(t);
-    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(slots[k].data(), host_augmented[k].data(),
-                                      slots[k].size() * sizeof(float), cudaMemcpyHostToDevice, s));
+    cuda::copy_to_device_async(slots[k].data(), host_augmented[k].data(),
+                               slots[k].size() * sizeof(float), s);
   }
 
   // ---- the modes ----------------------------------------------------------------------------
@@ -354,16 +353,9 @@ struct pipeline_engine::state {
   void capture_graphs(cudaStream_t main) {
     if (!graphs.empty()) return;
     for (int phase = 0; phase < depth; ++phase) {
-      cudaGraph_t g = nullptr;
-      GPUBENCH_CUDA_TRY(cudaStreamBeginCapture(main, cudaStreamCaptureModeThreadLocal));
-      try {
-        run_streams(static_cast<std::uint64_t>(phase), cfg.steps, main, false, captured);
-      } catch (...) {
-        if (cudaStreamEndCapture(main, &g) == cudaSuccess && g != nullptr) cudaGraphDestroy(g);
-        throw;
-      }
-      GPUBENCH_CUDA_TRY(cudaStreamEndCapture(main, &g));
-      graphs.emplace(phase, cuda::graph_exec(g));
+      cuda::graph_capture capture(main);
+      run_streams(static_cast<std::uint64_t>(phase), cfg.steps, main, false, captured);
+      graphs.emplace(phase, capture.finish());
     }
   }
 };
@@ -375,13 +367,13 @@ pipeline_engine::pipeline_engine(const pipeline_config& cfg, std::uint64_t seed,
 
 pipeline_engine::~pipeline_engine() {
   if (st_->loader) st_->loader->quiesce();
-  GPUBENCH_CUDA_CHECK_NOTHROW(cudaDeviceSynchronize());
+  cuda::synchronize_device_nothrow();
 }
 
 std::uint64_t pipeline_engine::step() const noexcept { return st_->step; }
 
 void pipeline_engine::reset_weights() {
-  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  cuda::synchronize_device();
   st_->trained().set_params(st_->stages->initial_params().data());
   st_->step = 0;
 }
@@ -389,7 +381,7 @@ void pipeline_engine::reset_weights() {
 void pipeline_engine::start(pipeline_mode mode, cudaStream_t main) {
   auto& s = *st_;
   if (s.loader) s.loader->quiesce();
-  GPUBENCH_CUDA_TRY(cudaDeviceSynchronize());
+  cuda::synchronize_device();
   if (mode == pipeline_mode::cpu_augment) {
     s.loader->reset(s.step, s.step + static_cast<std::uint64_t>(s.depth));
     s.loader->wait_ready(s.step);
@@ -399,12 +391,12 @@ void pipeline_engine::start(pipeline_mode mode, cudaStream_t main) {
   } else {
     s.bind(main, main);
     s.stage_a(s.step, main);
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+    cuda::synchronize(main);
     // Captured after an eager stage A and B (verification runs serial first): launchers that
     // set kernel attributes on first use have done so outside the capture.
     if (mode == pipeline_mode::graph) s.capture_graphs(main);
   }
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+  cuda::synchronize(main);
 }
 
 void pipeline_engine::run(pipeline_mode mode, int n, cudaStream_t main) {
@@ -435,13 +427,13 @@ void pipeline_engine::run_cpu_serial(int n, cudaStream_t main) {
   for (int j = 0; j < n; ++j) {
     const std::uint64_t t = s.step + static_cast<std::uint64_t>(j);
     s.stage_b(t, main);
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main)); // the host ring entry is free again
+    cuda::synchronize(main); // the host ring entry is free again
     const int k = s.ring(t + 1);
     s.stages->cpu_stage_a(k, s.host_augmented[k].data(), s.pool);
     s.upload_cpu(t + 1, main);
     s.uploaded[k].record(main);
   }
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+  cuda::synchronize(main);
   s.step += static_cast<std::uint64_t>(n);
 }
 
@@ -465,7 +457,7 @@ void pipeline_engine::cpu_stage_a_only(int n, cudaStream_t main) {
     const int k = s.ring(t);
     s.stages->cpu_stage_a(k, s.host_augmented[k].data(), s.pool);
     s.upload_cpu(t, main);
-    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+    cuda::synchronize(main);
   }
 }
 
@@ -475,10 +467,9 @@ std::vector<float> pipeline_engine::gpu_augmented_batch(cudaStream_t main) {
   auto& s = *st_;
   if (s.loader) s.loader->quiesce(); // the caller may use the thread pool next
   s.stage_a(0, main);
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(main));
+  cuda::synchronize(main);
   std::vector<float> out(pipeline_slot_floats(s.cfg));
-  GPUBENCH_CUDA_TRY(cudaMemcpy(out.data(), s.slots[0].data(), out.size() * sizeof(float),
-                               cudaMemcpyDeviceToHost));
+  cuda::copy_to_host(out.data(), s.slots[0].data(), out.size() * sizeof(float));
   return out;
 }
 

@@ -2,12 +2,12 @@
 // side; each measurement judged by the interval of its shift (gate_stats.hpp) against the
 // threshold. Loading the files is in result_files.cpp, the output writers in compare_output.cpp.
 #include "gpubench/results/compare.hpp"
-#include "gpubench/scale/multi_gpu_report.hpp"
+#include "gpubench/results/multi_gpu_report.hpp"
 
-#include "gpubench/engine/errors.hpp"
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -107,7 +107,7 @@ side_index index_side(std::span<const result_file> files, bool ignore_device) {
 
 std::string describe(const occurrence& o) {
   return fmt::format("{} [{}{}] {}", o.res->benchmark, device_name(o.file->report, o.res->device),
-                     rank_suffix(*o.res), describe_params(o.res->params));
+                     rank_suffix(*o.res), params_text(o.res->params));
 }
 
 bool on_clock(const measurement& m, const std::string& clock) {

@@ -2,7 +2,6 @@
 // json) and JUnit XML. Only renders what compare_runs decided (compare.cpp).
 #include "gpubench/results/compare.hpp"
 
-#include "gpubench/input/run_file.hpp"
 #include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 #include "gpubench/results/result.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
 #include <fmt/format.h>

@@ -2,7 +2,7 @@
 // compare, and several reports merged into one for `report FILE...`.
 #include "gpubench/results/compare.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/journal.hpp"
 

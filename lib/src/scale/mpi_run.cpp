@@ -1,10 +1,10 @@
 #include "gpubench/scale/mpi_run.hpp"
 
+#include "gpubench/core/clock.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/error.hpp"
-#include "gpubench/engine/clock.hpp"
 #include "gpubench/engine/env.hpp"
-#include "gpubench/engine/errors.hpp"
-#include "gpubench/scale/multi_gpu_device.hpp"
 #include "gpubench/scale/multi_gpu_merge.hpp"
 
 #include <fmt/format.h>
@@ -406,7 +406,7 @@ std::optional<run_report> execute_mpi(mpi_job& job, const std::vector<planned_po
         mine.who.gpu_name = d.info.name;
         mine.who.pci_bus_id = d.info.pci_bus_id;
       }
-    mine.who.uuid = gpu_uuid(mine.who.local_device);
+    mine.who.uuid = cuda::device_uuid(mine.who.local_device);
   }
   const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
                                             std::chrono::duration<double>(mopts.timeout_s));

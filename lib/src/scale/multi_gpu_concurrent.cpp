@@ -1,10 +1,10 @@
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 
+#include "gpubench/core/clock.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/start_gate.hpp"
-#include "gpubench/engine/clock.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/option_table.hpp"
-#include "gpubench/scale/multi_gpu_device.hpp"
 
 #include <fmt/format.h>
 
@@ -57,22 +57,6 @@ std::size_t timed_barrier::expected() const {
   const std::lock_guard lock(mutex_);
   return expected_;
 }
-
-// --- the samplers' hook -------------------------------------------------------------------------
-
-namespace {
-thread_local measurement_start_hook current_hook;
-} // namespace
-
-void notify_measurement_start(std::string_view name, cudaStream_t stream) {
-  if (current_hook) current_hook(name, stream);
-}
-
-scoped_measurement_start_hook::scoped_measurement_start_hook(measurement_start_hook hook) {
-  current_hook = std::move(hook);
-}
-
-scoped_measurement_start_hook::~scoped_measurement_start_hook() { current_hook = nullptr; }
 
 // --- one run on every GPU at once --------------------------------------------------------------
 
@@ -308,7 +292,7 @@ run_report execute_concurrent(const std::vector<planned_point>& points, const co
         who.gpu_name = d.info.name;
         who.pci_bus_id = d.info.pci_bus_id;
       }
-    if (copts.device_gate && devices[slot] >= 0) who.uuid = gpu_uuid(devices[slot]);
+    if (copts.device_gate && devices[slot] >= 0) who.uuid = cuda::device_uuid(devices[slot]);
   }
   run_report merged = merge_rank_runs(std::move(runs), "concurrent", run.finish());
   // Each GPU thread ran with its own device: the record names every device of the run.

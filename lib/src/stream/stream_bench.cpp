@@ -1,9 +1,10 @@
 #include "gpubench/stream/stream_bench.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/stream_kernels.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
@@ -93,10 +94,10 @@ result run_stream_point(const json& point, run_context& ctx) {
   cuda::device_buffer<std::byte> db(bytes);
   cuda::device_buffer<std::byte> dc(bytes);
   cuda::device_buffer<std::byte> dot_ws(dot_bytes);
-  GPUBENCH_CUDA_TRY(cudaMemsetAsync(dot_ws.data(), 0, dot_bytes, s));
-  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, s));
-  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, s));
-  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(dc.data(), c.data(), bytes, cudaMemcpyHostToDevice, s));
+  cuda::fill_bytes_async(dot_ws.data(), 0, dot_bytes, s);
+  cuda::copy_to_device_async(da.data(), a.data(), bytes, s);
+  cuda::copy_to_device_async(db.data(), b.data(), bytes, s);
+  cuda::copy_to_device_async(dc.data(), c.data(), bytes, s);
   const cuda::stream_arrays arrays{da.data(), db.data(), dc.data(), dot_ws.data()};
   std::array<cuda::stream_launch, cuda::all_stream_ops.size()> cfgs{};
   for (const auto op : cuda::all_stream_ops) {
@@ -115,20 +116,19 @@ result run_stream_point(const json& point, run_context& ctx) {
     for (const auto op : cuda::all_stream_ops) {
       const std::string name(cuda::stream_op_name(op));
       if (op == stream_op::dot) {
-        GPUBENCH_CUDA_TRY(cudaMemsetAsync(dot_result, 0xFF, sizeof(double), s));
+        cuda::fill_bytes_async(dot_result, 0xFF, sizeof(double), s);
         launch(op, s);
         double value = 0;
-        GPUBENCH_CUDA_TRY(
-            cudaMemcpyAsync(&value, dot_result, sizeof(double), cudaMemcpyDeviceToHost, s));
-        GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+        cuda::copy_to_host_async(&value, dot_result, sizeof(double), s);
+        cuda::synchronize(s);
         r.verify.merge(check_stream_dot(n, cpu_op(op), value), name);
         continue;
       }
       auto& out = output_of(op, da, db, dc);
-      GPUBENCH_CUDA_TRY(cudaMemsetAsync(out.data(), 0xFF, bytes, s));
+      cuda::fill_bytes_async(out.data(), 0xFF, bytes, s);
       launch(op, s);
-      GPUBENCH_CUDA_TRY(cudaMemcpyAsync(got.data(), out.data(), bytes, cudaMemcpyDeviceToHost, s));
-      GPUBENCH_CUDA_TRY(cudaStreamSynchronize(s));
+      cuda::copy_to_host_async(got.data(), out.data(), bytes, s);
+      cuda::synchronize(s);
       cpu_op(op);
       const auto& expected = output_of(op, a, b, c);
       r.verify.merge(check_stream_array(type, expected.data(), got.data(), n, pool), name);

@@ -3,10 +3,11 @@
 // them. Two NVML pollers run on their own threads so that the thread feeding the GPU never waits.
 #include "gpubench/telemetry/energy.hpp"
 
+#include "gpubench/core/clock.hpp"
+#include "gpubench/core/errors.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/test_delay.hpp"
-#include "gpubench/engine/clock.hpp"
-#include "gpubench/engine/errors.hpp"
 
 #include <fmt/format.h>
 
@@ -232,13 +233,13 @@ double completed_at(const std::vector<std::pair<double, long>>& timeline, double
 } // namespace
 
 json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_reason,
-                        sampler_frame& frame, std::string_view name,
+                        energy_frame& frame, std::string_view name,
                         const std::function<void(cudaStream_t)>& body, double ops_per_launch,
                         const std::string& op_unit, double bytes_per_op, const energy_options& o) {
   if (monitor == nullptr) return energy_unsupported(unavailable_reason);
   if (const auto e = monitor->energy_mj(); !e.value) return energy_unsupported(e.error);
   const cudaStream_t stream = frame.stream();
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+  cuda::synchronize(stream);
   const baseline base = cached_baseline(*monitor, o);
   if (!base.error.empty()) return energy_unsupported(base.error);
   const double window_s = energy_window_seconds(base.tick_s, o);
@@ -264,13 +265,13 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   const double enqueue_from = steady_seconds();
   for (long i = 0; i < chunk; ++i) body(stream);
   const double enqueue_s = steady_seconds() - enqueue_from;
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
-  std::uint64_t hold_ns = launch_free_hold_ns(enqueue_s, 0.25);
+  cuda::synchronize(stream);
+  std::uint64_t hold_ns = cuda::launch_free_hold_ns(enqueue_s, 0.25);
   double held_enqueue_s = 0;
   bool hold_covered = false;
   for (int attempt = 0; attempt < 2 && !hold_covered; ++attempt) {
     if (attempt > 0)
-      hold_ns = std::max(hold_ns, launch_free_hold_ns(2 * held_enqueue_s + 1e-3, 0.25));
+      hold_ns = std::max(hold_ns, cuda::launch_free_hold_ns(2 * held_enqueue_s + 1e-3, 0.25));
     const double held_from = steady_seconds();
     cuda::launch_delay_ns(hold_ns, stream);
     start.record(stream);
@@ -350,7 +351,7 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
     }
   }
   watcher->finish();
-  GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+  cuda::synchronize(stream);
   power.finish();
   if (!counter_error.empty()) return energy_unsupported(counter_error);
   std::vector<energy_window> windows;

@@ -11,13 +11,6 @@
 namespace gpubench {
 using nlohmann::json;
 
-energy_options energy_options_for(const measure_options& m) {
-  energy_options o;
-  o.min_window_s = m.energy_window;
-  o.windows = m.energy_windows;
-  return o;
-}
-
 double energy_window_seconds(double tick_s, const energy_options& o) {
   return std::max(o.min_window_s, o.min_ticks * std::max(tick_s, 0.0));
 }

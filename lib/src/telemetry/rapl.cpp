@@ -1,7 +1,7 @@
 // The CPU reference's energy from RAPL (/sys/class/powercap): package domains, an idle baseline
 // and three windows of the reference.
-#include "gpubench/engine/clock.hpp"
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/clock.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/telemetry/energy.hpp"
 
 #include <fmt/format.h>

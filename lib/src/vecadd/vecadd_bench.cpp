@@ -1,9 +1,10 @@
 #include "gpubench/vecadd/vecadd_bench.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
@@ -90,8 +91,8 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   cuda::device_buffer<std::byte> dc(bytes);
   host_buffer c(bytes, mem_kind);
   const cudaStream_t s = gpu.stream.get();
-  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, s));
-  GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, s));
+  cuda::copy_to_device_async(da.data(), a.data(), bytes, s);
+  cuda::copy_to_device_async(db.data(), b.data(), bytes, s);
 
   cuda::vecadd_launch cfg;
   cfg.kernel =
@@ -115,10 +116,10 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   const auto bounds = chunk_bounds(n, chunks);
 
   const auto end_to_end = [&](cudaStream_t st) {
-    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, st));
-    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, st));
+    cuda::copy_to_device_async(da.data(), a.data(), bytes, st);
+    cuda::copy_to_device_async(db.data(), b.data(), bytes, st);
     kernel(st);
-    GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
+    cuda::copy_to_host_async(c.data(), dc.data(), bytes, st);
   };
   // Chunk k goes to side stream k % streams: its copies in, its add and its copy out are ordered
   // on that stream while other chunks' copies (in both directions) and adds run beside them.
@@ -129,13 +130,10 @@ result run_vecadd_point(const json& point, run_context& ctx) {
       const cudaStream_t ss = side[k % nstreams].get();
       const std::size_t off = bounds[k] * size;
       const std::size_t len = bounds[k + 1] - bounds[k];
-      GPUBENCH_CUDA_TRY(
-          cudaMemcpyAsync(da.data() + off, a.data() + off, len * size, cudaMemcpyHostToDevice, ss));
-      GPUBENCH_CUDA_TRY(
-          cudaMemcpyAsync(db.data() + off, b.data() + off, len * size, cudaMemcpyHostToDevice, ss));
+      cuda::copy_to_device_async(da.data() + off, a.data() + off, len * size, ss);
+      cuda::copy_to_device_async(db.data() + off, b.data() + off, len * size, ss);
       cuda::launch_vecadd(cfg, da.data() + off, db.data() + off, dc.data() + off, len, ss);
-      GPUBENCH_CUDA_TRY(
-          cudaMemcpyAsync(c.data() + off, dc.data() + off, len * size, cudaMemcpyDeviceToHost, ss));
+      cuda::copy_to_host_async(c.data() + off, dc.data() + off, len * size, ss);
     }
     for (std::size_t i = 0; i < nstreams; ++i) {
       joined[i].record(side[i].get());
@@ -149,9 +147,7 @@ result run_vecadd_point(const json& point, run_context& ctx) {
         s, {{dc.data(), bytes, true}, {c.data(), bytes, false}},
         [&](cudaStream_t st) {
           body(st);
-          if (from_device)
-            GPUBENCH_CUDA_TRY(
-                cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
+          if (from_device) cuda::copy_to_host_async(c.data(), dc.data(), bytes, st);
         },
         [&] { return check_vecadd(type, ref.data(), c.data(), n, pool); });
   };
@@ -179,16 +175,13 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   measure(
       "h2d", {2 * bd, nd, "elements"},
       [&](cudaStream_t st) {
-        GPUBENCH_CUDA_TRY(cudaMemcpyAsync(da.data(), a.data(), bytes, cudaMemcpyHostToDevice, st));
-        GPUBENCH_CUDA_TRY(cudaMemcpyAsync(db.data(), b.data(), bytes, cudaMemcpyHostToDevice, st));
+        cuda::copy_to_device_async(da.data(), a.data(), bytes, st);
+        cuda::copy_to_device_async(db.data(), b.data(), bytes, st);
       },
       copies);
   measure(
       "d2h", {bd, nd, "elements"},
-      [&](cudaStream_t st) {
-        GPUBENCH_CUDA_TRY(cudaMemcpyAsync(c.data(), dc.data(), bytes, cudaMemcpyDeviceToHost, st));
-      },
-      copies);
+      [&](cudaStream_t st) { cuda::copy_to_host_async(c.data(), dc.data(), bytes, st); }, copies);
   measure("end_to_end", {3 * bd, nd, "elements"}, end_to_end, copies);
   measure("end_to_end_overlapped", {3 * bd, nd, "elements"}, overlapped, copies);
   r.measurements.push_back(std::move(cpu));

@@ -1,8 +1,8 @@
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
+#include "gpubench/core/half.hpp"
+#include "gpubench/core/random.hpp"
 #include "gpubench/engine/check_elements.hpp"
-#include "gpubench/engine/half.hpp"
-#include "gpubench/engine/random.hpp"
 
 #include <fmt/format.h>
 

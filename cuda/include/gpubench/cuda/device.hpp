@@ -31,6 +31,10 @@ struct device_info {
 /// cudaDeviceProp).
 device_info query_device(int device);
 
+/// The device's UUID as nvidia-smi prints it ("GPU-xxxxxxxx-..."), "" when it cannot be read:
+/// how a rank or a journal names its GPU across processes.
+std::string device_uuid(int device) noexcept;
+
 /// Driver and runtime versions as "major.minor" (driver "none" when absent).
 std::string driver_version_string() noexcept;
 std::string runtime_version_string() noexcept;

@@ -1,5 +1,5 @@
 #pragma once
-// Move-only RAII for streams, events and graphs.
+// Move-only RAII for streams, events, graphs and graph capture, and the current device.
 #include "gpubench/cuda/error.hpp"
 
 #include <utility>
@@ -61,6 +61,24 @@ public:
 
 private:
   cudaGraphExec_t g_ = nullptr;
+};
+
+/// Captures what the calling thread enqueues on a stream into a graph
+/// (cudaStreamBeginCapture, thread-local mode). finish() ends the capture and instantiates the
+/// graph; a capture left without finish() (an exception) is ended and its graph dropped, so the
+/// stream can run work again.
+class graph_capture {
+public:
+  explicit graph_capture(cudaStream_t s);
+  graph_capture(const graph_capture&) = delete;
+  graph_capture& operator=(const graph_capture&) = delete;
+  ~graph_capture();
+  /// Ends the capture; the graph, instantiated. Once only.
+  graph_exec finish();
+
+private:
+  cudaStream_t s_;
+  bool capturing_ = true;
 };
 
 /// Makes `device` current for the lifetime of the guard, restoring the previous one after.

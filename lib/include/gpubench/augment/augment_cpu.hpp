@@ -2,9 +2,9 @@
 // CPU reference of the augment pipeline: ops 1 to 6 of design section 4 applied stage by stage in
 // float32, one image per task on the thread pool. Each op is exposed on single-channel planes
 // (row-major, height x width) so that it can be tested on small hand-checked cases.
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/engine/check_elements.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <cstddef>

@@ -5,8 +5,8 @@
 // geometric ops and float32 from the blur on. OpenCV is optional: without it (a build that did not
 // find it, or the pip wheel) every entry point but the queries throws, and the benchmarks report
 // the row as absent.
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/augment.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <cstdint>

@@ -2,8 +2,8 @@
 // The augment benchmark's settings and the per-sample random parameters: sample i of step s under
 // seed k gets its crop offsets, rotation angle and blur sigma from random_bits(k, stream(s), ...),
 // so they do not depend on the batch size, the thread count or the device.
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/augment.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 
 #include <cstdint>
 #include <string>

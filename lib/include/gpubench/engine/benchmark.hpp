@@ -15,6 +15,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -116,11 +117,11 @@ void complete_declaration(benchmark& b);
 /// The GPU a point runs on (-1: CPU only).
 int point_device(const nlohmann::json& point);
 
-/// Every measuring benchmark, in the order --help lists them.
-const std::vector<benchmark>& all_benchmarks();
-const benchmark* find_benchmark(std::string_view name) noexcept;
-/// Every benchmark's summary_table by name, for the report writers (report.hpp).
-summary_writers summary_tables();
+/// The benchmark of `catalog` named `name`, or null.
+const benchmark* find_benchmark(std::span<const benchmark> catalog, std::string_view name) noexcept;
+/// The summary_table of every benchmark of `catalog` that has one, by name, for the report
+/// writers (report.hpp).
+summary_writers summary_tables(std::span<const benchmark> catalog);
 
 /// Fills in the default of every parameter the user left unset; rejects unknown names (with a
 /// "did you mean" when one is close).

@@ -1,7 +1,7 @@
 #pragma once
 // Element-by-element verification on the thread pool (every element of a GPU output is checked
 // against its CPU reference): the one loop behind each benchmark's check.
-#include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #pragma once
 // What a benchmark driver gets besides its own parameters: options, the CPU pool, the devices it
 // used (with their measured peaks), a logger and a progress line.
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/engine/options.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 

@@ -71,8 +71,10 @@ std::function<void(cudaStream_t)>
 test_slowdown_body(std::string_view measurement, const std::function<void(cudaStream_t)>& body,
                    const std::function<std::vector<double>()>& probe);
 
-/// GPUBENCH_INJECT_FAULT against a plan: the point must exist, belong to the benchmark named and
-/// run on a GPU (for a device fault); usage_error otherwise. Nothing without the hook.
+/// GPUBENCH_INJECT_FAULT against a whole plan: the benchmark must be one the plan runs, the point
+/// must exist, belong to it and run on a GPU (for a device fault); usage_error otherwise. Nothing
+/// without the hook. execute() checks it too; the commands call it once they have planned, so that
+/// a mistake is said before any device is looked for.
 void check_fault_injection(const std::vector<planned_point>& points);
 
 /// Makes the hook's fault happen when `index` (1-based) is its point; nothing otherwise.

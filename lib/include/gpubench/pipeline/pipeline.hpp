@@ -5,9 +5,9 @@
 // This header holds the settings (pipeline_config.cpp) and the engine that runs the stages in
 // every mode (pipeline_engine.cpp, over the scenarios of pipeline_stages.hpp); the driver
 // (pipeline_bench.cpp) measures and verifies through it.
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/mlp.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 
 #include <cuda_runtime_api.h>
 

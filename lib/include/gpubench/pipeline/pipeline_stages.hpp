@@ -2,8 +2,8 @@
 // What one pipeline scenario runs in each stage, on one entry of the ring of `depth` batches:
 // the scenario owns its inputs and networks, pipeline_engine owns the slots between the stages,
 // the streams, the events and the modes that schedule the stages.
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/mlp.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/pipeline/pipeline.hpp"
 
 #include <cuda_runtime_api.h>

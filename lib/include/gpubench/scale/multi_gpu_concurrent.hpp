@@ -4,6 +4,7 @@
 // each GPU's stream waits in a spin kernel that the host releases for all at once (a
 // cuda::start_gate), so the timed regions begin together; the spread of the release stamps is
 // reported as the start skew.
+#include "gpubench/engine/measurement_start.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/scale/multi_gpu_merge.hpp"
 
@@ -39,19 +40,6 @@ private:
   std::uint64_t phase_ = 0;
   bool broken_ = false;
   std::function<void()> completion_;
-};
-
-/// Called by the samplers (measure.cpp) when a measurement starts on this thread: `stream` is
-/// the GPU stream it times, or null for a host-timed one. Does nothing unless a hook is set.
-void notify_measurement_start(std::string_view name, cudaStream_t stream);
-using measurement_start_hook = std::function<void(std::string_view name, cudaStream_t stream)>;
-/// Sets this thread's hook for its lifetime (RAII).
-class scoped_measurement_start_hook {
-public:
-  explicit scoped_measurement_start_hook(measurement_start_hook hook);
-  scoped_measurement_start_hook(const scoped_measurement_start_hook&) = delete;
-  scoped_measurement_start_hook& operator=(const scoped_measurement_start_hook&) = delete;
-  ~scoped_measurement_start_hook();
 };
 
 struct concurrent_options {

@@ -1,9 +1,9 @@
 #pragma once
 // CPU reference for gpubench stream: BabelStream's kernels on host arrays, multi-threaded, with
 // the kernels' arithmetic (no fused multiply-add), and the checks of GPU outputs against it.
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/stream_kernels.hpp"
 #include "gpubench/dtype.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <cstddef>

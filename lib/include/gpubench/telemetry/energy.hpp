@@ -4,8 +4,6 @@
 // max(min_ticks steps, min_window_s), at least `windows` of them start at random phases against the
 // step, and the step and an idle baseline are measured in the same run. Instant power, sampled at
 // 10 Hz over the same windows and integrated, cross-checks the counter. methodology.md explains.
-#include "gpubench/engine/measure.hpp"
-#include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include <cuda_runtime_api.h>
@@ -29,9 +27,6 @@ struct energy_options {
   double max_disagreement = 0.05; ///< counter vs integral above this: the row says so
   std::uint64_t seed = 42;        ///< the random phases
 };
-
-/// The options a run asked for: --energy-window and --energy-windows.
-energy_options energy_options_for(const measure_options& m);
 
 /// How long one window lasts for a counter that steps every `tick_s` seconds.
 double energy_window_seconds(double tick_s, const energy_options& o);
@@ -97,6 +92,22 @@ inline constexpr double host_bound_busy = 0.95;
 /// {"supported": false, "reason": ...}
 nlohmann::json energy_unsupported(const std::string& reason);
 
+/// The steps of a measurement's frame that the energy strategy takes: its stream, the untimed
+/// pre-run that loads the body's kernels, and the start gate. engine/sampler_frame.hpp's
+/// sampler_frame is one (telemetry includes no engine header).
+class energy_frame {
+public:
+  energy_frame() = default;
+  energy_frame(const energy_frame&) = delete;
+  energy_frame& operator=(const energy_frame&) = delete;
+  energy_frame(energy_frame&&) = delete;
+  energy_frame& operator=(energy_frame&&) = delete;
+  virtual ~energy_frame() = default;
+  [[nodiscard]] virtual cudaStream_t stream() const noexcept = 0;
+  virtual void preload(const std::function<void(cudaStream_t)>& body) = 0;
+  virtual void start(std::string_view name) = 0;
+};
+
 /// Runs `body` back to back on the frame's stream (chunks of launches in flight, so the GPU never
 /// idles) and measures its energy per operation with `monitor`; `ops_per_launch` operations a
 /// launch. The energy strategy over `frame` (sampler_frame.hpp: neither flushed nor held, no
@@ -105,7 +116,7 @@ nlohmann::json energy_unsupported(const std::string& reason);
 /// calibration). The tick and idle baseline are measured once per monitor and reused for the run.
 /// Never throws for a missing counter: the object then says unsupported and why.
 nlohmann::json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_reason,
-                                  sampler_frame& frame, std::string_view name,
+                                  energy_frame& frame, std::string_view name,
                                   const std::function<void(cudaStream_t)>& body,
                                   double ops_per_launch, const std::string& op_unit,
                                   double bytes_per_op, const energy_options& o);

@@ -1,8 +1,8 @@
 #pragma once
 // CPU reference for c = a + b, multi-threaded and vectorized by the compiler, and the
 // element-by-element check of a GPU result against it.
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/dtype.hpp"
-#include "gpubench/engine/thread_pool.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <cstddef>

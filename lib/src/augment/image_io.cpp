@@ -1,8 +1,8 @@
 // stb is compiled here, and only here, from Debian's headers: PNG and JPEG decoders from memory,
 // the PNG encoder to memory, the resampler. Symbols stay internal to this file.
-#include "gpubench/input/image_io.hpp"
+#include "gpubench/augment/image_io.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/output.hpp"
 

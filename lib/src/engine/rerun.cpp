@@ -1,7 +1,7 @@
-#include "gpubench/input/rerun.hpp"
+#include "gpubench/engine/rerun.hpp"
 
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
-#include "gpubench/engine/errors.hpp"
 #include "gpubench/engine/option_table.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
@@ -81,15 +81,16 @@ void apply_recorded_options(const json& record, common_options& opts, std::strin
   }
 }
 
-std::vector<planned_point> rerun_points(const run_report& report, const common_options& opts) {
+std::vector<planned_point> rerun_points(const run_report& report, const common_options& opts,
+                                        std::span<const benchmark> catalog) {
   std::vector<planned_point> points;
   for (std::size_t i = 0; i < report.results.size(); ++i) {
     const result& r = report.results[i];
     const auto where = fmt::format("results[{}] ({})", i, clip(r.benchmark, 40));
-    const benchmark* b = find_benchmark(r.benchmark);
+    const benchmark* b = find_benchmark(catalog, r.benchmark);
     if (b == nullptr) {
       std::vector<std::string> names;
-      for (const auto& known : all_benchmarks()) names.push_back(known.name);
+      for (const auto& known : catalog) names.push_back(known.name);
       throw usage_error(fmt::format("{}: this gpubench has no benchmark \"{}\" (it has {})", where,
                                     clip(r.benchmark, 40), fmt::join(names, ", ")));
     }

@@ -1,4 +1,4 @@
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,8 +25,10 @@ void apply_recorded_options(const nlohmann::json& record, common_options& opts,
                             std::string& device_spec);
 
 /// The points `report`'s results measured, planned again by this build from their parameters on
-/// their devices with `opts` (whose seed and options are the record's). usage_error when a result
-/// names a benchmark this build lacks, or this build plans its parameters into another point.
-std::vector<planned_point> rerun_points(const run_report& report, const common_options& opts);
+/// their devices with `opts` (whose seed and options are the record's), each benchmark looked up
+/// in `catalog`. usage_error when a result names a benchmark `catalog` lacks, or this build plans
+/// its parameters into another point.
+std::vector<planned_point> rerun_points(const run_report& report, const common_options& opts,
+                                        std::span<const benchmark> catalog);
 
 } // namespace gpubench

@@ -1,6 +1,6 @@
-#include "gpubench/engine/thread_pool.hpp"
+#include "gpubench/core/thread_pool.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-#include "gpubench/results/plan_listing.hpp"
+#include "gpubench/engine/plan_listing.hpp"
 
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -40,8 +40,7 @@ void write_plan(std::ostream& os, std::string_view title, const std::vector<plan
     const auto bytes = device_bytes_of(points[i]);
     any_memory = any_memory || bytes.has_value();
     os << fmt::format(
-        "{:>{}}  {:<9} {}{}\n", i + 1, width, points[i].bench->name,
-        describe_params(points[i].params),
+        "{:>{}}  {:<9} {}{}\n", i + 1, width, points[i].bench->name, params_text(points[i].params),
         bytes ? fmt::format("  needs {} on the device", format_bytes(static_cast<double>(*bytes)))
               : std::string());
   }

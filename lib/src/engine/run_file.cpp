@@ -1,11 +1,11 @@
 // Run-file parsing: every error names the key path, the value found and what was expected.
-#include "gpubench/input/run_file.hpp"
+#include "gpubench/engine/run_file.hpp"
 
-#include "gpubench/engine/errors.hpp"
+#include "gpubench/core/errors.hpp"
 #include "gpubench/engine/option_table.hpp"
+#include "gpubench/engine/plan_listing.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
-#include "gpubench/results/plan_listing.hpp"
 #include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
@@ -268,17 +268,6 @@ std::vector<planned_point> plan_run_file(const run_file& file, const common_opti
     }
   }
   return all;
-}
-
-std::string describe_params(const json& params) {
-  std::string out;
-  for (const auto& [key, v] : params.items()) {
-    if (!out.empty()) out += ' ';
-    out += key;
-    out += '=';
-    out += param_text(v); // text_table.hpp: no float noise
-  }
-  return out;
 }
 
 void write_plan(std::ostream& os, const run_file& file, const std::vector<planned_point>& points,

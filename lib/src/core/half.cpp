@@ -1,4 +1,4 @@
-#include "gpubench/engine/half.hpp"
+#include "gpubench/core/half.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

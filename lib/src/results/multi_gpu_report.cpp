@@ -1,4 +1,4 @@
-#include "gpubench/scale/multi_gpu_report.hpp"
+#include "gpubench/results/multi_gpu_report.hpp"
 
 #include "gpubench/results/text_table.hpp"
 

@@ -64,7 +64,4 @@ std::vector<planned_point> plan_run_file(const run_file& file, const common_opti
 void write_plan(std::ostream& os, const run_file& file, const std::vector<planned_point>& points,
                 output_format format);
 
-/// "n=10000000 dtype=f32 kernel=seed": a point's parameters on one line, in key order.
-std::string describe_params(const nlohmann::json& params);
-
 } // namespace gpubench

@@ -1,0 +1,27 @@
+// The explicit list of measuring benchmarks, in the order --help shows them: one entry each.
+#include "gpubench/registry/registry.hpp"
+
+#include "gpubench/augment/augment_bench.hpp"
+#include "gpubench/pipeline/pipeline_bench.hpp"
+#include "gpubench/stream/stream_bench.hpp"
+#include "gpubench/vecadd/vecadd_bench.hpp"
+
+namespace gpubench {
+
+const std::vector<benchmark>& all_benchmarks() {
+  static const std::vector<benchmark> list{
+      make_vecadd_benchmark(),
+      make_augment_benchmark(),
+      make_pipeline_benchmark(),
+      make_stream_benchmark(),
+  };
+  return list;
+}
+
+const benchmark* find_benchmark(std::string_view name) noexcept {
+  return find_benchmark(all_benchmarks(), name);
+}
+
+summary_writers summary_tables() { return summary_tables(all_benchmarks()); }
+
+} // namespace gpubench
