@@ -55,17 +55,9 @@ class Stopping(unittest.TestCase):
                 self.assertIn(m["stop_reason"], ["noise", "stable", "max_samples", "timeout"])
 
     def test_a_rerun_repeats_the_rule(self):
-        source = os.path.join(self.tmp.name, "source.json")
-        p = run(*BASE, "--max-samples", "50", "--stopping", "entropy", "--reject-throttled",
-                "0.9", "--output", source, "-q")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        again = os.path.join(self.tmp.name, "again.json")
-        p = run("rerun", source, "--output", again, "-q")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        with open(source, encoding="utf-8") as f:
-            first = json.load(f)
-        with open(again, encoding="utf-8") as f:
-            second = json.load(f)
+        first = self.result(*BASE, "--max-samples", "50", "--stopping", "entropy",
+                            "--reject-throttled", "0.9")
+        second = self.result("rerun", os.path.join(self.tmp.name, "r.json"))
         self.assertEqual(second["meta"]["options"], first["meta"]["options"])
         self.assertEqual(second["meta"]["options"]["reject-throttled"], 0.9)
         for r in second["results"]:

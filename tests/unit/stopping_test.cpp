@@ -4,6 +4,8 @@
 #include "gpubench/engine/measure.hpp"
 #include "gpubench/engine/stopping.hpp"
 
+#include "common.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -17,12 +19,7 @@ std::uint64_t fresh_seed() {
   return seed;
 }
 measure_options quick(stopping_rule rule) {
-  measure_options o;
-  o.warmup = 0;
-  o.min_samples = 10;
-  o.max_samples = 1000;
-  o.min_time = 0;
-  o.timeout = 60;
+  auto o = test::loop_options(10, 1000);
   o.stopping = rule;
   return o;
 }

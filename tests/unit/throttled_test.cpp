@@ -4,6 +4,8 @@
 #include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/engine/throttled.hpp"
 
+#include "common.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -39,12 +41,8 @@ public:
 };
 
 measure_options ten_samples(double fraction) {
-  measure_options o;
+  auto o = test::loop_options(10, 10);
   o.warmup = 2;
-  o.min_samples = 10;
-  o.max_samples = 10;
-  o.min_time = 0;
-  o.timeout = 60;
   o.max_noise = 1e-9; // never converges: exactly 10 samples
   o.reject_throttled = fraction;
   return o;
