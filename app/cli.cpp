@@ -142,7 +142,8 @@ void add_table_options(CLI::App& cmd, raw_text& raw, option_group g) {
               ->type_name(option_type_name(s))
               ->default_str(option_default_text(s));
       if (s.kind == option_kind::integer) o->transform(integer_text);
-      if (s.kind == option_kind::seconds) o->transform(number_text);
+      if (s.kind == option_kind::seconds || s.kind == option_kind::number)
+        o->transform(number_text);
       if (s.kind == option_kind::seed) o->transform(seed_text);
     }
     raw.option[s.name] = o;
@@ -155,7 +156,8 @@ nlohmann::json value_given(const option_spec& s, const raw_text& raw) {
   const std::string& text = raw.text.find(s.name)->second;
   switch (s.kind) {
   case option_kind::integer: return std::stoll(text);
-  case option_kind::seconds: {
+  case option_kind::seconds:
+  case option_kind::number: {
     double v = 0; // normalized by number_text: a plain decimal (std::stod refuses subnormals)
     std::from_chars(text.data(), text.data() + text.size(), v);
     return v;

@@ -19,4 +19,16 @@ inline measurement finalized(std::string name, std::vector<double> samples,
   return m;
 }
 
+/// Options for a sampling loop driven by a test's own samples: no warm-up, no minimum time, a
+/// timeout no test reaches, between `min_samples` and `max_samples` samples.
+inline measure_options loop_options(int min_samples, int max_samples) {
+  measure_options o;
+  o.warmup = 0;
+  o.min_samples = min_samples;
+  o.max_samples = max_samples;
+  o.min_time = 0;
+  o.timeout = 60;
+  return o;
+}
+
 } // namespace gpubench::test

@@ -28,6 +28,7 @@ json other_value(const gpubench::option_spec& s) {
     return def.get<std::int64_t>() < static_cast<std::int64_t>(s.max) ? def.get<std::int64_t>() + 1
                                                                       : def.get<std::int64_t>() - 1;
   case k::seconds:
+  case k::number:
   case k::percent: {
     const double v = def.get<double>() * 1.5 + 0.25; // 0 -> 0.25, 1 -> 1.75
     return v <= s.max ? v : (def.get<double>() + s.min) / 2;
@@ -96,7 +97,8 @@ TEST_CASE("every option outside its range is refused by run files and by validat
   for (const auto& s : gpubench::measurement_options()) {
     CAPTURE(s.name);
     using k = gpubench::option_kind;
-    if (s.kind != k::integer && s.kind != k::seconds && s.kind != k::percent) continue;
+    if (s.kind != k::integer && s.kind != k::seconds && s.kind != k::percent && s.kind != k::number)
+      continue;
     const json above =
         s.kind == k::integer ? json(static_cast<std::int64_t>(s.max) + 1) : json(s.max * 2 + 1);
     CHECK_THROWS_WITH(gpubench::read_option_value(s, above, "options.x"),
@@ -194,7 +196,7 @@ json schema(const char* name) {
 /// The schema of a numeric option states the row's range; a word option its choices.
 void check_schema_range(const gpubench::option_spec& s, const json& prop) {
   using k = gpubench::option_kind;
-  if (s.kind == k::integer || s.kind == k::seconds) {
+  if (s.kind == k::integer || s.kind == k::seconds || s.kind == k::number) {
     CHECK(prop.at(s.min_exclusive ? "exclusiveMinimum" : "minimum").get<double>() == s.min);
     CHECK(prop.at("maximum").get<double>() == s.max);
   }

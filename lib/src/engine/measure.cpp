@@ -21,32 +21,20 @@ l2_flush_mode effective_l2_flush(const measure_options& opts) noexcept {
   return opts.l2_flush.value_or(l2_flush_mode::read);
 }
 
-double trimmed_mean_rel_ci95(std::vector<double> samples) {
-  const std::size_t n = samples.size();
-  if (n < 2) return std::numeric_limits<double>::infinity();
-  std::sort(samples.begin(), samples.end());
-  const std::size_t g = n / 10; // trimmed at each end
-  const double lo = samples[g];
-  const double hi = samples[n - 1 - g];
-  double trimmed = 0;
-  for (std::size_t i = g; i < n - g; ++i) trimmed += samples[i];
-  trimmed /= static_cast<double>(n - 2 * g);
-  // Winsorized variance: the trimmed samples replaced by the nearest kept one.
-  double w_mean = 0;
-  for (const double x : samples) w_mean += std::clamp(x, lo, hi);
-  w_mean /= static_cast<double>(n);
-  double w_var = 0;
-  for (const double x : samples) {
-    const double d = std::clamp(x, lo, hi) - w_mean;
-    w_var += d * d;
-  }
-  w_var /= static_cast<double>(n - 1);
-  const double kept = static_cast<double>(n - 2 * g) / static_cast<double>(n);
-  const double se = std::sqrt(w_var) / (kept * std::sqrt(static_cast<double>(n)));
-  return trimmed > 0 ? 1.96 * se / trimmed : std::numeric_limits<double>::infinity();
+std::unique_ptr<stopping_criterion> make_stopping_criterion(const measure_options& opts) {
+  if (opts.stopping == stopping_rule::entropy)
+    return std::make_unique<entropy_criterion>(opts.entropy_max_angle, opts.entropy_min_r2);
+  return std::make_unique<stable_criterion>(opts.max_noise, opts.min_samples);
 }
 
 sampling_outcome sample_until_stable(const measure_options& opts,
+                                     const std::function<double()>& sample,
+                                     const std::function<bool()>& stop_requested) {
+  const auto rule = make_stopping_criterion(opts);
+  return sample_until_stable(opts, *rule, sample, stop_requested);
+}
+
+sampling_outcome sample_until_stable(const measure_options& opts, stopping_criterion& rule,
                                      const std::function<double()>& sample,
                                      const std::function<bool()>& stop_requested) {
   using clock = std::chrono::steady_clock;
@@ -64,11 +52,7 @@ sampling_outcome sample_until_stable(const measure_options& opts,
     if (std::isnan(sample())) ++out.invalid;
 
   double sampled = 0;
-  // Running sums for the relative standard deviation, so each check is O(1).
-  double sum = 0;
-  double sum_sq = 0;
-  // The trimmed interval sorts the samples: checked at geometrically spaced counts only.
-  std::size_t next_stable_check = std::max<std::size_t>(20, opts.min_samples);
+  rule.reset();
   out.stopped = stop_reason::interrupted;
   while (!interrupted()) {
     const double t = sample();
@@ -77,26 +61,14 @@ sampling_outcome sample_until_stable(const measure_options& opts,
     } else {
       out.samples.push_back(t);
       sampled += t;
-      sum += t;
-      sum_sq += t * t;
+      rule.add(t);
     }
-    const auto n = static_cast<double>(out.samples.size());
     if (out.samples.size() >= static_cast<std::size_t>(opts.min_samples) &&
-        sampled >= opts.min_time && n > 1) {
-      const double mean = sum / n;
-      const double var = std::max(0.0, (sum_sq - n * mean * mean) / (n - 1));
-      if (mean > 0 && std::sqrt(var) / mean <= opts.max_noise) {
+        sampled >= opts.min_time && out.samples.size() > 1) {
+      if (const auto reason = rule.done()) {
         out.converged = true;
-        out.stopped = stop_reason::noise;
+        out.stopped = *reason;
         break;
-      }
-      if (out.samples.size() >= next_stable_check) {
-        next_stable_check = out.samples.size() + std::max<std::size_t>(1, out.samples.size() / 8);
-        if (trimmed_mean_rel_ci95(out.samples) <= opts.max_noise / 4) {
-          out.converged = true;
-          out.stopped = stop_reason::stable;
-          break;
-        }
       }
     }
     if (out.samples.size() >= static_cast<std::size_t>(opts.max_samples)) {
@@ -110,6 +82,7 @@ sampling_outcome sample_until_stable(const measure_options& opts,
       break;
     }
   }
+  out.stopping = rule.record();
   return out;
 }
 
@@ -123,6 +96,8 @@ measurement from_samples(std::string name, clock_kind clock, sampling_outcome ou
   m.converged = outcome.converged;
   m.stopped = outcome.stopped;
   m.invalid_samples = outcome.invalid;
+  m.stopping = std::move(outcome.stopping);
+  m.throttled = std::move(outcome.throttled);
   m.cold = cold;
   m.work = std::move(work);
   finalize(m);
@@ -203,7 +178,10 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     return x;
   });
   const bool blocked = frame.holding();
-  const std::size_t warmups = enqueue.size() - std::min(enqueue.size(), outcome.samples.size());
+  // The enqueue times of the samples taken (those --reject-throttled dropped included).
+  const std::size_t taken =
+      outcome.samples.size() + outcome.throttled.value("rejected", std::size_t{0});
+  const std::size_t warmups = enqueue.size() - std::min(enqueue.size(), taken);
   enqueue.erase(enqueue.begin(), enqueue.begin() + static_cast<std::ptrdiff_t>(warmups));
   auto m = from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work),
                         frame.cold());

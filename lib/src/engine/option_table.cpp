@@ -104,6 +104,31 @@ std::vector<option_spec> make_table() {
   timeout.min_exclusive = true;
   table.push_back(std::move(timeout));
 
+  option_spec stopping;
+  stopping.name = "stopping";
+  stopping.help = "the rule that ends sampling as converged: stable (rel. stddev or the trimmed "
+                  "mean's interval, by --max-noise), entropy (the samples' entropy stopped "
+                  "growing, as nvbench)";
+  stopping.kind = k::word;
+  for (const auto r : {stopping_rule::stable, stopping_rule::entropy})
+    stopping.choices.emplace_back(to_string(r));
+  stopping.get = [](const common_options& o) {
+    return json(std::string(to_string(o.measure.stopping)));
+  };
+  stopping.set = [](option_target to, const json& v) {
+    to.opts.measure.stopping =
+        parse_stopping_rule(v.get<std::string>()).value_or(stopping_rule::stable);
+  };
+  table.push_back(std::move(stopping));
+  table.push_back(measure_row("entropy-max-angle",
+                              "with --stopping entropy: the entropy's fitted line may rise at "
+                              "most this many degrees",
+                              k::number, 0, 90, &measure_options::entropy_max_angle));
+  table.push_back(measure_row("entropy-min-r2",
+                              "with --stopping entropy: the line must fit the entropies with R^2 "
+                              "at least this",
+                              k::number, 0, 1, &measure_options::entropy_min_r2));
+
   auto warm =
       measure_row("warm", "do not flush L2 between GPU samples (the same as --l2-flush none)",
                   k::flag, 0, 0, &measure_options::warm);
@@ -143,6 +168,12 @@ std::vector<option_spec> make_table() {
                             k::flag, 0, 0, &measure_options::timestamps);
   stamps.gpu_sampling = true;
   table.push_back(std::move(stamps));
+  auto throttled = measure_row("reject-throttled",
+                               "drop each GPU sample during which the SM clock fell below this "
+                               "fraction of the measurement's median (NVML); 0: off",
+                               k::number, 0, 1, &measure_options::reject_throttled);
+  throttled.gpu_sampling = true;
+  table.push_back(std::move(throttled));
   table.push_back(
       row("energy",
           "energy per operation from the NVML energy counter (adds about 6 s per measured row)",
@@ -189,6 +220,13 @@ std::vector<option_spec> make_table() {
 }
 
 std::string number_text(double v) { return fmt::format("{}", v); }
+
+std::string number_expected(const option_spec& s) {
+  return s.min_exclusive
+             ? fmt::format("a number above {} and at most {}", number_text(s.min),
+                           number_text(s.max))
+             : fmt::format("a number from {} to {}", number_text(s.min), number_text(s.max));
+}
 
 std::string seconds_expected(const option_spec& s) {
   return s.min_exclusive ? fmt::format("a number of seconds above {} and at most {}",
@@ -271,6 +309,10 @@ json read_option_value(const option_spec& s, const json& v, std::string_view pat
     if (!v.is_number() || !in_range(s, v.get<double>())) fail_value(path, v, seconds_expected(s));
     return v.get<double>();
   }
+  case option_kind::number: {
+    if (!v.is_number() || !in_range(s, v.get<double>())) fail_value(path, v, number_expected(s));
+    return v.get<double>();
+  }
   case option_kind::percent: {
     const auto expected = fmt::format("a percentage above {} and at most {}, as a number (1) or "
                                       "text (\"1%\")",
@@ -325,6 +367,7 @@ std::string option_type_name(const option_spec& s) {
   case option_kind::integer: return "INT";
   case option_kind::seconds: return "SECONDS";
   case option_kind::percent: return "PCT";
+  case option_kind::number: return "NUM";
   case option_kind::flag: return "";
   case option_kind::word: return fmt::format("{{{}}}", fmt::join(s.choices, "|"));
   case option_kind::seed: return "UINT64";
@@ -338,6 +381,7 @@ std::string option_range_text(const option_spec& s) {
   case option_kind::integer:
   case option_kind::seconds:
   case option_kind::percent:
+  case option_kind::number:
     return s.min_exclusive
                ? fmt::format("above {}, at most {}", number_text(s.min), number_text(s.max))
                : fmt::format("{} to {}", number_text(s.min), number_text(s.max));
@@ -380,6 +424,11 @@ void validate_options(const common_options& opts) {
     case option_kind::seconds:
       need(in_range(s, v.get<double>()), s.name,
            fmt::format("{} must be a number of seconds in {}{}, {}]", v.get<double>(), open,
+                       number_text(s.min), number_text(s.max)));
+      break;
+    case option_kind::number:
+      need(in_range(s, v.get<double>()), s.name,
+           fmt::format("{} must be a number in {}{}, {}]", v.get<double>(), open,
                        number_text(s.min), number_text(s.max)));
       break;
     case option_kind::percent:

@@ -6,7 +6,10 @@
 #include "gpubench/engine/measurement_start.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -17,6 +20,8 @@ namespace {
 /// serialized (compute-sanitizer, CUDA_LAUNCH_BLOCKING=1...), so every later blocker would wait
 /// its full timeout too.
 std::atomic<bool> blocking_unusable{false};
+/// --reject-throttled without telemetry is said once per process, not once per measurement.
+std::atomic<bool> throttled_warned{false};
 
 class cuda_frame_device final : public frame_device {
 public:
@@ -40,6 +45,7 @@ public:
   [[nodiscard]] bool has_telemetry() const noexcept override { return telemetry_ != nullptr; }
   void telemetry_start() override { telemetry_->start(); }
   nlohmann::json telemetry_stop() override { return telemetry_->stop(); }
+  std::vector<gpu_reading> telemetry_readings() override { return telemetry_->readings(); }
 
 private:
   cuda::l2_flusher* flusher_;
@@ -109,11 +115,53 @@ void sampler_frame::start(std::string_view name) {
 sampling_outcome sampler_frame::sample(std::string_view name, const measure_options& opts,
                                        const std::function<double()>& sample) {
   start(name);
-  return sample_until_stable(opts, sample);
+  if (opts.reject_throttled <= 0 || !steps_.telemetry) return sample_until_stable(opts, sample);
+  // Each valid sample's host window, warm-up included (the last ones are the kept samples').
+  std::vector<sample_window> windows;
+  auto out = sample_until_stable(opts, [&] {
+    const auto begin = std::chrono::steady_clock::now();
+    const double x = sample();
+    if (!std::isnan(x)) windows.push_back({begin, std::chrono::steady_clock::now()});
+    return x;
+  });
+  reject_throttled(out, std::move(windows), opts.reject_throttled);
+  return out;
+}
+
+void sampler_frame::reject_throttled(sampling_outcome& out, std::vector<sample_window> windows,
+                                     double fraction) {
+  windows.erase(windows.begin(),
+                windows.begin() +
+                    static_cast<std::ptrdiff_t>(windows.size() -
+                                                std::min(windows.size(), out.samples.size())));
+  std::string missing;
+  if (telemetry_open_) {
+    telemetry_open_ = false;
+    closed_telemetry_ = dev_.telemetry_stop();
+    if (!closed_telemetry_->value("available", false))
+      missing = closed_telemetry_->value("reason", std::string("telemetry unavailable"));
+  } else {
+    missing = "no telemetry source";
+  }
+  if (missing.empty()) {
+    out.throttled =
+        reject_throttled_samples(out.samples, windows, dev_.telemetry_readings(), fraction);
+    return;
+  }
+  out.throttled = throttled_not_checked(fraction, "no telemetry: " + missing);
+  if (!throttled_warned.exchange(true))
+    std::fprintf(stderr,
+                 "gpubench: warning: --reject-throttled needs GPU telemetry (NVML), which is "
+                 "unavailable (%s); no sample is rejected\n",
+                 missing.c_str());
 }
 
 void sampler_frame::finish(measurement& m) {
   start(m.name);
+  if (closed_telemetry_) {
+    m.telemetry = std::move(*closed_telemetry_);
+    closed_telemetry_.reset();
+  }
   if (!telemetry_open_) return;
   telemetry_open_ = false;
   m.telemetry = dev_.telemetry_stop();

@@ -6,6 +6,7 @@ std::string_view to_string(stop_reason r) noexcept {
   switch (r) {
   case stop_reason::noise: return "noise";
   case stop_reason::stable: return "stable";
+  case stop_reason::entropy: return "entropy";
   case stop_reason::max_samples: return "max_samples";
   case stop_reason::timeout: return "timeout";
   case stop_reason::interrupted: return "interrupted";
@@ -14,8 +15,8 @@ std::string_view to_string(stop_reason r) noexcept {
 }
 
 std::optional<stop_reason> parse_stop_reason(std::string_view s) noexcept {
-  for (auto r : {stop_reason::noise, stop_reason::stable, stop_reason::max_samples,
-                 stop_reason::timeout, stop_reason::interrupted})
+  for (auto r : {stop_reason::noise, stop_reason::stable, stop_reason::entropy,
+                 stop_reason::max_samples, stop_reason::timeout, stop_reason::interrupted})
     if (to_string(r) == s) return r;
   return std::nullopt;
 }

@@ -114,6 +114,7 @@ std::string stop_text(const measurement& m) {
   switch (*m.stopped) {
   case stop_reason::noise: return "noise";
   case stop_reason::stable: return "stable";
+  case stop_reason::entropy: return "entropy";
   case stop_reason::max_samples: return "max-n";
   case stop_reason::timeout: return "timeout";
   case stop_reason::interrupted: return "intr";
@@ -136,6 +137,16 @@ void write_note(std::ostream& os, const std::string& text) {
   for (std::size_t i = 0; i < lines.size(); ++i) os << (i == 0 ? "  " : "    ") << lines[i] << '\n';
 }
 
+/// The note of a measurement whose --reject-throttled dropped samples ("" when none was dropped).
+std::string throttled_line(const nlohmann::json& t) {
+  const auto dropped = t.value("rejected", std::size_t{0});
+  if (dropped == 0) return {};
+  return fmt::format("throttled: {} of {} samples dropped (SM clock below {:g}% of its median "
+                     "{:.0f} MHz; --reject-throttled)",
+                     dropped, dropped + t.value("kept", std::size_t{0}),
+                     t.value("fraction", 0.0) * 100, t.value("median_sm_clock_mhz", 0.0));
+}
+
 /// Telemetry lines under a result's rows: the first GPU measurement's always (or that it is
 /// unavailable, once), every flagged one's, and energy where measured.
 void write_what_the_gpu_did(std::ostream& os, const result& r) {
@@ -148,6 +159,9 @@ void write_what_the_gpu_did(std::ostream& os, const result& r) {
                                  telemetry_line(m.telemetry)));
     first = false;
   }
+  for (const auto& m : r.measurements)
+    if (const auto line = throttled_line(m.throttled); !line.empty())
+      write_note(os, fmt::format("[{}] {}", m.name, line));
   for (const auto& m : r.measurements)
     if (!m.energy.empty()) write_note(os, fmt::format("[{}] {}", m.name, energy_line(m.energy)));
   for (const auto& m : r.measurements)
@@ -275,6 +289,8 @@ std::vector<std::string> legend_items(const run_report& rep) {
   if (has(stops, "noise")) items.emplace_back("noise = stopped at rel.sd <= --max-noise");
   if (has(stops, "stable"))
     items.emplace_back("stable = stopped with the mean's 95% interval within max-noise/4");
+  if (has(stops, "entropy"))
+    items.emplace_back("entropy = stopped when the samples' entropy stopped growing");
   std::vector<std::string> limits;
   for (const char* k : {"max-n", "timeout", "intr"})
     if (has(stops, k)) limits.emplace_back(k);

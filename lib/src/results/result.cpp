@@ -97,6 +97,8 @@ json to_json(const measurement& m) {
   if (m.timing) j["timing"] = std::string(to_string(*m.timing));
   if (m.clock == clock_kind::gpu && m.l2_flush) j["l2_flush"] = std::string(to_string(*m.l2_flush));
   if (m.invalid_samples > 0) j["invalid_samples"] = m.invalid_samples;
+  if (!m.stopping.empty()) j["stopping"] = m.stopping;
+  if (!m.throttled.empty()) j["throttled_samples"] = m.throttled;
   if (m.batch_launches > 0) {
     j["batch_launches"] = m.batch_launches;
     j["batch_launch_free"] = m.batch_launch_free;
@@ -308,6 +310,8 @@ measurement measurement_from_json(const json& j, const std::string& path) {
   if (const auto* b = r.maybe("batch_launch_free", json::value_t::boolean))
     m.batch_launch_free = *b;
   if (const auto* t = r.maybe("telemetry", json::value_t::object)) m.telemetry = *t;
+  if (const auto* st = r.maybe("stopping", json::value_t::object)) m.stopping = *st;
+  if (const auto* th = r.maybe("throttled_samples", json::value_t::object)) m.throttled = *th;
   if (const auto* e = r.maybe("energy", json::value_t::object)) m.energy = *e;
   finalize(m); // statistics and rates are recomputed from the raw samples
   if (const auto* rates = r.maybe("rates", json::value_t::object))

@@ -37,6 +37,14 @@ json min_median(std::vector<unsigned> v) {
   return json{{"min", v.front()}, {"median", median}};
 }
 
+/// A reading stamped with the middle of the time it took.
+gpu_reading stamped_read(gpu_monitor& monitor) {
+  const auto before = std::chrono::steady_clock::now();
+  auto r = monitor.read();
+  r.at = before + (std::chrono::steady_clock::now() - before) / 2;
+  return r;
+}
+
 } // namespace
 
 json summarize_telemetry(const telemetry_observation& o) {
@@ -141,7 +149,7 @@ void telemetry_recorder::start() {
     auto next_pids = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
     while (!st.wake.wait_for(lock, period_, [&] { return !st.running; })) {
       lock.unlock();
-      const auto r = monitor_->read();
+      const auto r = stamped_read(*monitor_);
       // The process list costs milliseconds to read: four times a second is enough to see a
       // neighbour that stays longer than a blip.
       std::optional<std::vector<unsigned>> seen;
@@ -156,6 +164,11 @@ void telemetry_recorder::start() {
   });
 }
 
+std::vector<gpu_reading> telemetry_recorder::readings() const {
+  if (state_->thread.joinable()) return {}; // still recording
+  return state_->obs.readings;
+}
+
 json telemetry_recorder::stop() {
   auto& s = *state_;
   if (!s.thread.joinable()) return json{{"available", false}, {"reason", "not started"}};
@@ -166,7 +179,7 @@ json telemetry_recorder::stop() {
   s.wake.notify_all();
   s.thread.join();
   // One reading right after the last sample, so that short measurements have one too.
-  s.obs.readings.push_back(monitor_->read());
+  s.obs.readings.push_back(stamped_read(*monitor_));
   s.obs.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count();
   s.obs.throttle_ns_after = monitor_->throttle_ns();

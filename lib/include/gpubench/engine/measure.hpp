@@ -1,6 +1,7 @@
 #pragma once
 // The one measurement engine: warm-up, sampling until the stopping criterion, statistics and rates.
 // A workload declares its work and hands a closure to time; everything else is written here once.
+#include "gpubench/engine/stopping.hpp"
 #include "gpubench/results/measurement.hpp"
 
 #include <cuda_runtime_api.h>
@@ -8,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,7 +44,17 @@ struct measure_options {
   /// seconds (and 10 counter steps), and at least this many windows are measured.
   double energy_window = 1.0;
   int energy_windows = 5;
+  /// --stopping: which rule ends sampling as converged (stopping.hpp), within the bounds above.
+  stopping_rule stopping = stopping_rule::stable;
+  double entropy_max_angle = default_entropy_max_angle; ///< degrees (--entropy-max-angle)
+  double entropy_min_r2 = default_entropy_min_r2;       ///< --entropy-min-r2
+  /// --reject-throttled: > 0 drops each GPU sample during which the SM clock fell below this
+  /// fraction of the measurement's median SM clock (engine/throttled.hpp); 0: off.
+  double reject_throttled = 0;
 };
+
+/// The stopping rule `opts.stopping` names, with its parameters from `opts`.
+std::unique_ptr<stopping_criterion> make_stopping_criterion(const measure_options& opts);
 
 /// The flush GPU samples get under `opts`: none with --warm, else --l2-flush (read by default).
 l2_flush_mode effective_l2_flush(const measure_options& opts) noexcept;
@@ -116,7 +128,9 @@ void reset_launch_free_timing() noexcept;
 measurement measure_host(std::string name, const measure_options& opts, work_counts work,
                          const std::function<void()>& body);
 
-/// The sampling loop shared by both clocks: `sample()` returns one sample in seconds.
+/// The sampling loop shared by both clocks: `sample()` returns one sample in seconds. Once there
+/// are --min-samples valid samples (and at least 2) and --min-time of sampled time, the stopping
+/// rule (opts.stopping, stopping.hpp) is asked after every sample whether to stop as converged.
 /// `opts.timeout` bounds warm-up and sampling together: warm-up ends early once it has used the
 /// whole budget, and sampling then takes one sample and stops, not converged.
 /// `stop_requested` (SIGINT by default) is checked before every sample, warm-up included: an
@@ -129,12 +143,16 @@ struct sampling_outcome {
   bool converged = false;
   stop_reason stopped = stop_reason::interrupted;
   std::size_t invalid = 0;
+  nlohmann::json stopping = nlohmann::json::object(); ///< the rule's record (measurement::stopping)
+  /// --reject-throttled's record (measurement::throttled), filled by the sampler frame.
+  nlohmann::json throttled = nlohmann::json::object();
 };
 
-/// The relative half-width of the 95% interval of the 10%-trimmed mean of `samples` (winsorized
-/// variance), the quantity the `stable` stopping rule bounds. Infinite below 2 samples.
-double trimmed_mean_rel_ci95(std::vector<double> samples);
 sampling_outcome sample_until_stable(const measure_options& opts,
+                                     const std::function<double()>& sample,
+                                     const std::function<bool()>& stop_requested = {});
+/// The same loop with the rule `rule` (reset first) instead of the one `opts` names.
+sampling_outcome sample_until_stable(const measure_options& opts, stopping_criterion& rule,
                                      const std::function<double()>& sample,
                                      const std::function<bool()>& stop_requested = {});
 

@@ -21,6 +21,7 @@ enum class option_kind {
   integer, ///< a JSON integer within [min, max]
   seconds, ///< a number of seconds within [min, max] (min excluded when min_exclusive)
   percent, ///< a percentage (1 means 1%) within (min, max]; "1%" also read; stored as a fraction
+  number,  ///< a plain number within [min, max] (min excluded when min_exclusive)
   flag,    ///< true or false; on the command line a flag without a value
   word,    ///< one of `choices`
   seed,    ///< an integer from 0 to 2^64-1
@@ -81,7 +82,7 @@ nlohmann::json read_option_value(const option_spec& spec, const nlohmann::json& 
 /// the form a run file's "options" reads.
 nlohmann::json options_record(const common_options& opts);
 
-/// "INT", "SECONDS", "PCT", "{read|write|none}": the type --help shows.
+/// "INT", "SECONDS", "PCT", "NUM", "{read|write|none}": the type --help shows.
 std::string option_type_name(const option_spec& spec);
 /// "0 to 1000000", "above 0, at most 86400", "": the range --help shows.
 std::string option_range_text(const option_spec& spec);

@@ -6,15 +6,19 @@
 // over a sampler_frame: each says which steps it takes (sampler_steps) and what one sample is;
 // the order of the steps is the frame's (architecture.md, "The samplers").
 #include "gpubench/engine/measure.hpp"
+#include "gpubench/engine/throttled.hpp"
 #include "gpubench/telemetry/energy.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
 
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpubench {
 
@@ -42,6 +46,8 @@ public:
   [[nodiscard]] virtual bool has_telemetry() const noexcept = 0;
   virtual void telemetry_start() = 0;
   virtual nlohmann::json telemetry_stop() = 0;
+  /// The stamped readings of the scope telemetry_stop() closed (telemetry_source::readings()).
+  virtual std::vector<gpu_reading> telemetry_readings() { return {}; }
 };
 
 /// The real device: cuda::l2_flusher, cuda::blocking_kernel (1 s timeout), the thread's
@@ -105,7 +111,10 @@ public:
   /// The start gate (once; later calls do nothing), then the telemetry scope opens.
   void start(std::string_view name) override;
   [[nodiscard]] bool started() const noexcept { return started_; }
-  /// start(name), then the stopping rule over `sample` (sample_until_stable).
+  /// start(name), then the stopping rule over `sample` (sample_until_stable). With
+  /// --reject-throttled (opts.reject_throttled > 0) and the telemetry step, the telemetry scope
+  /// closes right after the last sample and the samples the SM clock fell during are dropped
+  /// (engine/throttled.hpp; outcome.throttled says what was done).
   sampling_outcome sample(std::string_view name, const measure_options& opts,
                           const std::function<double()>& sample);
   /// Passes the gate if nothing did yet; closes the telemetry scope into `m.telemetry`.
@@ -121,6 +130,9 @@ private:
   bool holding_;
   bool started_ = false;
   bool telemetry_open_ = false;
+  /// The telemetry of a scope closed before finish() (--reject-throttled), for finish() to keep.
+  std::optional<nlohmann::json> closed_telemetry_;
+  void reject_throttled(sampling_outcome& out, std::vector<sample_window> windows, double fraction);
 };
 
 } // namespace gpubench

@@ -26,8 +26,9 @@ std::string_view l2_flush_choices() noexcept;
 
 /// Why sampling stopped. noise: rel. stddev <= max_noise; stable: the 95% interval of the
 /// (10%-trimmed) mean is within +-max_noise/4 although single samples spread more (cold
-/// micro-kernels); the others are limits, not convergence.
-enum class stop_reason { noise, stable, max_samples, timeout, interrupted };
+/// micro-kernels); entropy: the entropy of the samples stopped growing (--stopping entropy); the
+/// others are limits, not convergence.
+enum class stop_reason { noise, stable, entropy, max_samples, timeout, interrupted };
 std::string_view to_string(stop_reason r) noexcept;
 std::optional<stop_reason> parse_stop_reason(std::string_view s) noexcept;
 
@@ -61,7 +62,13 @@ struct measurement {
   std::optional<l2_flush_mode> l2_flush{};
   std::optional<gpu_timing> timing; ///< GPU clock only
   std::size_t invalid_samples = 0;  ///< discarded (a blocking kernel that timed out)
-  long batch_launches = 0;          ///< launches per sample (gpu_timing::batch only)
+  /// The stopping rule and what it recorded ("stopping" in the JSON; stopping.hpp); empty in
+  /// files written before it was recorded.
+  nlohmann::json stopping = nlohmann::json::object();
+  /// --reject-throttled: the samples dropped because the SM clock fell during them
+  /// ("throttled_samples" in the JSON; engine/throttled.hpp); empty when not asked for.
+  nlohmann::json throttled = nlohmann::json::object();
+  long batch_launches = 0; ///< launches per sample (gpu_timing::batch only)
   /// gpu_timing::batch: the launches were held behind the blocking kernel (the GPU ran them back
   /// to back whatever the host's launch rate); false when the blocker could not be used.
   bool batch_launch_free = false;

@@ -28,6 +28,8 @@ struct gpu_reading {
   std::optional<unsigned> mem_clock_mhz;
   std::optional<unsigned> temperature_c;
   std::optional<std::uint64_t> event_reasons; ///< NVML clock-event-reason bitmask
+  /// When it was read (the middle of the read); a default value for readings never stamped.
+  std::chrono::steady_clock::time_point at{};
 };
 
 /// Clock-event reasons gpubench reports, with their NVML bitmask bit.
@@ -75,6 +77,9 @@ public:
   virtual gpu_monitor* monitor() noexcept = 0;
   /// Why there is no telemetry ("" when there is).
   [[nodiscard]] virtual std::string unavailable_reason() const = 0;
+  /// The readings between the last start() and stop(), in time order, each stamped; empty
+  /// where the source keeps none (--reject-throttled matches them to samples).
+  [[nodiscard]] virtual std::vector<gpu_reading> readings() const { return {}; }
 };
 
 /// Telemetry that is not there: every measurement says so and why.
@@ -118,6 +123,7 @@ public:
   nlohmann::json stop() override;
   gpu_monitor* monitor() noexcept override { return monitor_.get(); }
   [[nodiscard]] std::string unavailable_reason() const override { return {}; }
+  [[nodiscard]] std::vector<gpu_reading> readings() const override;
 
 private:
   struct state;
