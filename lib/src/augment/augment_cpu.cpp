@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench::augment_cpu {
@@ -175,31 +177,37 @@ float load_output(dtype t, const void* p, std::size_t i) {
 
 } // namespace
 
-verification check_output(const augment_shape& shape, const float* ref, const void* got,
-                          thread_pool& pool) {
+verification check_against(const augment_shape& shape, const float* ref,
+                           const std::function<float(std::size_t)>& got_at, double abs_per_std,
+                           double rel, std::string method, double share, thread_pool& pool) {
   const std::size_t plane = shape.output_pixels();
   const auto channels = static_cast<std::size_t>(shape.channels);
   const std::size_t n = static_cast<std::size_t>(shape.batch) * channels * plane;
-  const double rel = shape.out == dtype::f16 ? 0x1p-11 : shape.out == dtype::bf16 ? 0x1p-8 : 0.0;
   verification v;
-  v.method = tolerance_rule(shape.out);
-  v.tolerance = abs_tolerance;
+  v.method = std::move(method);
+  v.tolerance = abs_per_std;
   const auto checked = check_elements(n, pool, v, [&](std::size_t i) {
     const auto c = (i / plane) % channels;
     const double r = ref[i];
-    const double g = load_output(shape.out, got, i);
+    const double g = got_at(i);
     // A NaN or infinity on either side is a mismatch, never within tolerance: a reference gone
     // non-finite (a blur of sigma 0) must not let matching NaN output pass.
     if (!std::isfinite(g) || !std::isfinite(r)) return element_outcome{0, false, true};
     const double tol =
-        abs_tolerance * std::fabs(static_cast<double>(shape.inv_std[c])) + rel * std::fabs(r);
+        abs_per_std * std::fabs(static_cast<double>(shape.inv_std[c])) + rel * std::fabs(r);
     const double err = std::fabs(g - r);
     return element_outcome{err, err <= tol};
   });
-  record_verdict(
-      v, checked, shape, ref, [&](std::size_t i) { return load_output(shape.out, got, i); },
-      required_share);
+  record_verdict(v, checked, shape, ref, got_at, share);
   return v;
+}
+
+verification check_output(const augment_shape& shape, const float* ref, const void* got,
+                          thread_pool& pool) {
+  const double rel = shape.out == dtype::f16 ? 0x1p-11 : shape.out == dtype::bf16 ? 0x1p-8 : 0.0;
+  return check_against(
+      shape, ref, [&](std::size_t i) { return load_output(shape.out, got, i); }, abs_tolerance, rel,
+      tolerance_rule(shape.out), required_share, pool);
 }
 
 void record_verdict(verification& v, const element_check& checked, const augment_shape& shape,

@@ -7,13 +7,11 @@
 
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/core/errors.hpp"
-#include "gpubench/engine/check_elements.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 #include <string_view>
@@ -66,24 +64,9 @@ std::string tolerance_rule(augment_interp interp) {
 
 verification check_output(const augment_shape& shape, const float* ref, const float* got,
                           thread_pool& pool) {
-  const std::size_t plane = shape.output_pixels();
-  const auto channels = static_cast<std::size_t>(shape.channels);
-  const std::size_t n = static_cast<std::size_t>(shape.batch) * channels * plane;
-  const double tol = tolerance(shape.interp);
-  verification v;
-  v.method = tolerance_rule(shape.interp);
-  v.tolerance = tol;
-  const auto checked = check_elements(n, pool, v, [&](std::size_t i) {
-    const auto c = (i / plane) % channels;
-    const double r = ref[i];
-    const double g = got[i];
-    if (!std::isfinite(g) || !std::isfinite(r)) return element_outcome{0, false, true};
-    const double err = std::fabs(g - r);
-    return element_outcome{err, err <= tol * std::fabs(static_cast<double>(shape.inv_std[c]))};
-  });
-  augment_cpu::record_verdict(
-      v, checked, shape, ref, [&](std::size_t i) { return got[i]; }, required_share);
-  return v;
+  return augment_cpu::check_against(
+      shape, ref, [&](std::size_t i) { return got[i]; }, tolerance(shape.interp), 0.0,
+      tolerance_rule(shape.interp), required_share, pool);
 }
 
 #if GPUBENCH_HAVE_OPENCV

@@ -28,30 +28,32 @@ std::string json_type_name(const json& v) {
   return "null";
 }
 
-/// A row's accessors, for the rows whose value is one field of common_options.
-template <typename T>
-option_spec row(std::string name, std::string help, option_kind kind, double min, double max,
-                T common_options::*field) {
+/// A row's name, help, kind and range, without accessors.
+option_spec spec(std::string name, std::string help, option_kind kind, double min, double max) {
   option_spec s;
   s.name = std::move(name);
   s.help = std::move(help);
   s.kind = kind;
   s.min = min;
   s.max = max;
+  return s;
+}
+
+/// A row's accessors, for the rows whose value is one field of common_options.
+template <typename T>
+option_spec row(std::string name, std::string help, option_kind kind, double min, double max,
+                T common_options::*field) {
+  option_spec s = spec(std::move(name), std::move(help), kind, min, max);
   s.get = [field](const common_options& o) { return json(o.*field); };
   s.set = [field](option_target to, const json& v) { to.opts.*field = v.get<T>(); };
   return s;
 }
 
+/// ... and for those whose value is one field of the measure options.
 template <typename T>
 option_spec measure_row(std::string name, std::string help, option_kind kind, double min,
                         double max, T measure_options::*field) {
-  option_spec s;
-  s.name = std::move(name);
-  s.help = std::move(help);
-  s.kind = kind;
-  s.min = min;
-  s.max = max;
+  option_spec s = spec(std::move(name), std::move(help), kind, min, max);
   s.get = [field](const common_options& o) { return json(o.measure.*field); };
   s.set = [field](option_target to, const json& v) { to.opts.measure.*field = v.get<T>(); };
   return s;
@@ -129,11 +131,14 @@ std::vector<option_spec> make_table() {
                               "at least this",
                               k::number, 0, 1, &measure_options::entropy_min_r2));
 
-  auto warm =
-      measure_row("warm", "do not flush L2 between GPU samples (the same as --l2-flush none)",
-                  k::flag, 0, 0, &measure_options::warm);
-  warm.gpu_sampling = true;
-  table.push_back(std::move(warm));
+  // Rows that change how GPU samples are taken (their gpu_sampling mark).
+  const auto push_gpu_sampling = [&table](option_spec r) {
+    r.gpu_sampling = true;
+    table.push_back(std::move(r));
+  };
+  push_gpu_sampling(measure_row("warm",
+                                "do not flush L2 between GPU samples (the same as --l2-flush none)",
+                                k::flag, 0, 0, &measure_options::warm));
 
   option_spec flush;
   flush.name = "l2-flush";
@@ -156,24 +161,18 @@ std::vector<option_spec> make_table() {
   flush.is_set = [](const common_options& o) { return o.measure.l2_flush.has_value(); };
   table.push_back(std::move(flush));
 
-  auto batch = measure_row("batch-time",
-                           "also time back-to-back launches, about S seconds a sample, as rows "
-                           "'<name> (batch)'; 0: off",
-                           k::seconds, 0, 60, &measure_options::batch_time);
-  batch.gpu_sampling = true;
-  table.push_back(std::move(batch));
-  auto stamps = measure_row("timestamps",
-                            "also time each sample by the GPU's own kernel timestamps (CUPTI), as "
-                            "rows '<name> (timestamps)'",
-                            k::flag, 0, 0, &measure_options::timestamps);
-  stamps.gpu_sampling = true;
-  table.push_back(std::move(stamps));
-  auto throttled = measure_row("reject-throttled",
-                               "drop each GPU sample during which the SM clock fell below this "
-                               "fraction of the measurement's median (NVML); 0: off",
-                               k::number, 0, 1, &measure_options::reject_throttled);
-  throttled.gpu_sampling = true;
-  table.push_back(std::move(throttled));
+  push_gpu_sampling(measure_row("batch-time",
+                                "also time back-to-back launches, about S seconds a sample, as "
+                                "rows '<name> (batch)'; 0: off",
+                                k::seconds, 0, 60, &measure_options::batch_time));
+  push_gpu_sampling(measure_row("timestamps",
+                                "also time each sample by the GPU's own kernel timestamps "
+                                "(CUPTI), as rows '<name> (timestamps)'",
+                                k::flag, 0, 0, &measure_options::timestamps));
+  push_gpu_sampling(measure_row("reject-throttled",
+                                "drop each GPU sample during which the SM clock fell below this "
+                                "fraction of the measurement's median (NVML); 0: off",
+                                k::number, 0, 1, &measure_options::reject_throttled));
   table.push_back(
       row("energy",
           "energy per operation from the NVML energy counter (adds about 6 s per measured row)",

@@ -246,14 +246,26 @@ struct pipeline_engine::state {
     }
   }
 
-  /// Two streams; `cpu` makes stage A the upload of a batch the loader augmented on the CPU.
-  void run_streams(std::uint64_t s0, int n, cudaStream_t main, bool cpu, event_set& ev) {
-    const cudaStream_t a = sa.get();
-    const cudaStream_t b = sb.get();
+  /// The two streams' start behind `main` (with the stages bound to them) and, at the end, `main`
+  /// behind both: what every two-stream run does around its steps.
+  void fork_streams(cudaStream_t main, cudaStream_t a, cudaStream_t b, event_set& ev) {
     bind(a, b);
     ev.fork.record(main);
     ev.fork.wait_on(a);
     ev.fork.wait_on(b);
+  }
+  static void join_streams(cudaStream_t main, cudaStream_t a, cudaStream_t b, event_set& ev) {
+    ev.join_a.record(a);
+    ev.join_b.record(b);
+    ev.join_a.wait_on(main);
+    ev.join_b.wait_on(main);
+  }
+
+  /// Two streams; `cpu` makes stage A the upload of a batch the loader augmented on the CPU.
+  void run_streams(std::uint64_t s0, int n, cudaStream_t main, bool cpu, event_set& ev) {
+    const cudaStream_t a = sa.get();
+    const cudaStream_t b = sb.get();
+    fork_streams(main, a, b, ev);
     const bool gpu_augment = stages->augments() && !cpu;
     for (int j = 0; j < n; ++j) {
       const std::uint64_t t = s0 + j;
@@ -283,10 +295,7 @@ struct pipeline_engine::state {
       }
       ev.a_done[ring(next)].record(a);
     }
-    ev.join_a.record(a);
-    ev.join_b.record(b);
-    ev.join_a.wait_on(main);
-    ev.join_b.wait_on(main);
+    join_streams(main, a, b, ev);
   }
 
   /// run_streams for encoder-decoder with stage A enqueued by a_thread: the same launches on the
@@ -297,10 +306,7 @@ struct pipeline_engine::state {
   void run_streams_threaded(std::uint64_t s0, int n, cudaStream_t main, event_set& ev) {
     const cudaStream_t a = sa.get();
     const cudaStream_t b = sb.get();
-    bind(a, b);
-    ev.fork.record(main);
-    ev.fork.wait_on(a);
-    ev.fork.wait_on(b);
+    fork_streams(main, a, b, ev);
     std::atomic<int> a_count{0}; ///< A(s0 + 1 .. s0 + a_count) recorded
     std::atomic<int> b_count{0}; ///< B(s0 .. s0 + b_count - 1) recorded
     std::atomic<bool> abort{false};
@@ -344,10 +350,7 @@ struct pipeline_engine::state {
       throw;
     }
     a_thread->wait();
-    ev.join_a.record(a);
-    ev.join_b.record(b);
-    ev.join_a.wait_on(main);
-    ev.join_b.wait_on(main);
+    join_streams(main, a, b, ev);
   }
 
   void capture_graphs(cudaStream_t main) {

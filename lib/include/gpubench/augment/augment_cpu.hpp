@@ -61,6 +61,14 @@ void record_verdict(verification& v, const element_check& checked, const augment
                     const float* ref, const std::function<float(std::size_t)>& got_at,
                     double share);
 
+/// Checks every element of a batch x C x S x S output (`got_at(i)` reads element i as float)
+/// against the float reference: within tolerance when |got - ref| <= abs_per_std * inv_std[c] +
+/// rel * |ref|, a non-finite value on either side a mismatch; then record_verdict with `share`.
+/// The GPU outputs' check and the OpenCV baseline's differ only in these numbers and the method.
+verification check_against(const augment_shape& shape, const float* ref,
+                           const std::function<float(std::size_t)>& got_at, double abs_per_std,
+                           double rel, std::string method, double share, thread_pool& pool);
+
 /// Compares a GPU output (batch x C x S x S of shape.out) with the float reference, every element.
 verification check_output(const augment_shape& shape, const float* ref, const void* got,
                           thread_pool& pool);
