@@ -216,6 +216,13 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
     throw usage_error(
         fmt::format("--format: '{}' is not one of table, json, csv, md", clip(raw.format)));
   opts.format = *format;
+  // A page is what report and compare write; a benchmark's .html file would get JSON inside.
+  if (raw.output_format.empty() &&
+      (opts.output_path.ends_with(".html") || opts.output_path.ends_with(".htm")))
+    throw usage_error(fmt::format(
+        "--output {}: a benchmark writes its result as json, csv, md or txt; for an HTML page, "
+        "write the JSON and then run: gpubench report RESULT.json --output {}",
+        clip(opts.output_path), clip(opts.output_path)));
   opts.file_format = output_file_format(
       raw.output_format, raw.format_option->count() > 0 ? format : std::nullopt, opts.output_path);
   if (raw.output_option->count() > 0 && opts.output_path.empty())
@@ -318,7 +325,7 @@ output_format output_file_format(const std::string& output_format_text,
 void add_output_options(CLI::App& cmd, output_choice& choice, const char* format_help,
                         const char* what) {
   choice.format_option =
-      cmd.add_option("--format", choice.format, format_help)->type_name("{table|md|json|csv}");
+      cmd.add_option("--format", choice.format, format_help)->type_name("{table|md|json|csv|html}");
   choice.output_option =
       cmd.add_option(
              "--output", choice.output_path,
@@ -328,8 +335,8 @@ void add_output_options(CLI::App& cmd, output_choice& choice, const char* format
                  what))
           ->type_name("FILE");
   cmd.add_option("--output-format", choice.output_format,
-                 "Format of the --output file: json, table, csv, md")
-      ->type_name("{json|table|csv|md}")
+                 "Format of the --output file: json, table, csv, md, html (a page)")
+      ->type_name("{json|table|csv|md|html}")
       ->check(non_empty_text);
 }
 

@@ -47,9 +47,9 @@ class HelpAndVersion(unittest.TestCase):
                 self.assertNotIn("(0x)", r.stdout)
         compare = run("compare", "--help").stdout
         for typed in ("--gate {gpu|host|host-bound|all}", "--clock {gpu|host}",
-                      "--format {table|md|json|csv}", "--threshold PCT", "--junit FILE"):
+                      "--format {table|md|json|csv|html}", "--threshold PCT", "--junit FILE"):
             self.assertIn(typed, compare)
-        self.assertIn("--format {table|md|json|csv}", run("report", "--help").stdout)
+        self.assertIn("--format {table|md|json|csv|html}", run("report", "--help").stdout)
 
     def test_no_help_advises_an_option_its_command_refuses(self):
         for sub in self.SUBCOMMANDS:
@@ -124,6 +124,19 @@ class CpuOnly(unittest.TestCase):
             with open(path, encoding="utf-8") as f:
                 validate(json.load(f))
             self.assertEqual(os.listdir(d), ["out.json"])  # no temporary left behind
+
+    def test_html_output_is_refused_with_the_way_to_a_page(self):
+        with tempdir() as d:
+            path = os.path.join(d, "out.html")
+            r = run(*self.args, "--output", path, "-q")
+            self.assertEqual(r.returncode, 2, r.stdout)
+            self.assertIn("gpubench report RESULT.json --output " + path, r.stderr)
+            self.assertEqual(os.listdir(d), [])  # nothing written
+            # An explicit --output-format still names the format of any path.
+            r = run(*self.args, "--output", path, "--output-format", "json", "-q")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path, encoding="utf-8") as f:
+                validate(json.load(f))
 
     def test_same_seed_same_inputs_are_recorded(self):
         r = run(*self.args, "--seed", "7", "--format", "json")

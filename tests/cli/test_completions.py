@@ -37,7 +37,7 @@ EXPECTED = {
     ("compare", "--gate"): ["gpu", "host", "host-bound", "all"],
     ("compare", "--clock"): ["gpu", "host"],
     ("doctor", "--format"): ["table", "json"],
-    ("report", "--format"): ["table", "md", "json", "csv"],
+    ("report", "--format"): ["table", "md", "json", "csv", "html"],
 }
 
 
@@ -66,7 +66,9 @@ def accepted(sub, option, word):
             return p.returncode == 0, p.stderr
     if sub in ("compare", "report"):
         # No file: the option's value is read first, so an error naming the option rejects it.
-        p = run(sub, option, word, "/nonexistent/a.json", "/nonexistent/b.json")
+        # A page needs a path to be written to (which then fails for another reason).
+        page = ["--output", "/nonexistent/page.html"] if word == "html" else []
+        p = run(sub, option, word, *page, "/nonexistent/a.json", "/nonexistent/b.json")
         return option not in p.stderr, p.stderr
     if sub == "doctor":
         p = run("doctor", option, word)
