@@ -1,5 +1,7 @@
 #include "gpubench/engine/throttled.hpp"
 
+#include "gpubench/core/stats.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <optional>
@@ -16,7 +18,7 @@ nlohmann::json reject_throttled_samples(std::vector<double>& samples,
                                         const std::vector<sample_window>& windows,
                                         const std::vector<gpu_reading>& readings, double fraction) {
   using time_point = std::chrono::steady_clock::time_point;
-  std::vector<unsigned> clocks;
+  std::vector<double> clocks;
   std::vector<std::pair<time_point, unsigned>> stamped; // by time, for each window's lookup
   for (const auto& r : readings)
     if (r.sm_clock_mhz) {
@@ -25,10 +27,7 @@ nlohmann::json reject_throttled_samples(std::vector<double>& samples,
     }
   std::sort(stamped.begin(), stamped.end());
   if (clocks.empty()) return throttled_not_checked(fraction, "no SM clock reading");
-  std::sort(clocks.begin(), clocks.end());
-  const std::size_t n = clocks.size();
-  const double median =
-      n % 2 == 1 ? clocks[n / 2] : 0.5 * (static_cast<double>(clocks[n / 2 - 1]) + clocks[n / 2]);
+  const double median = summarize(clocks).median;
   const double floor_mhz = fraction * median;
 
   std::vector<bool> drop(samples.size(), false);
