@@ -5,6 +5,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/benchmark.hpp"
+#include "gpubench/engine/option_table.hpp"
 #include "gpubench/engine/plan_listing.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/engine/test_hooks.hpp"
@@ -81,13 +82,7 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       // Said once the plan is valid, so that an error stays the only line.
       if (!unused.empty() && cmd.opts.verbosity > 0)
         std::fprintf(stderr, "gpubench: note: %s\n",
-                     (unused.size() == 1
-                          ? unused.front() + " only shapes the GPU's work; with --cpu-only it has "
-                                             "no effect"
-                          : fmt::format("{} only shape the GPU's work; with --cpu-only they have "
-                                        "no effect",
-                                        fmt::join(unused, ", ")))
-                         .c_str());
+                     no_effect_note(unused, "with --cpu-only, which runs no GPU work").c_str());
       if (cmd.dry_run) {
         write_plan(std::cout, cmd.bench->name, points, cmd.opts.format);
         state.exit_code = exit_code::success;

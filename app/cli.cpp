@@ -282,22 +282,10 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   // Options that change nothing in this context: noted on stderr once everything is valid (an
   // error stays one line), and the run goes on.
   if (raw.output_format_option->count() > 0 && raw.output_option->count() == 0)
-    say("--output-format only sets the format of the --output file; without --output it has no "
-        "effect");
-  if ((given_on_line("energy-window") || given_on_line("energy-windows")) && !opts.energy)
-    say("--energy-window and --energy-windows shape --energy's measurement; without --energy they "
-        "have no effect");
-  if (opts.cpu_only && given_on_line("device"))
-    say("--device picks GPUs; with --cpu-only no GPU is used and it has no effect");
-  if (opts.cpu_only) {
-    // Options that only change how GPU samples are taken: said once, not silently dropped.
-    std::string unused;
-    for (const auto& s : measurement_options())
-      if (s.gpu_sampling && option_is_set(s, opts))
-        unused += (unused.empty() ? "--" : ", --") + s.name;
-    if (!unused.empty())
-      say(unused + " only change how GPU samples are taken; with --cpu-only they have no effect");
-  }
+    say("--output-format has no effect without --output (it sets the format of the --output "
+        "file)");
+  for (auto& n : no_effect_notes(opts, [&](const option_spec& s) { return given_on_line(s.name); }))
+    say(std::move(n));
   for (const auto& n : notes) std::fprintf(stderr, "gpubench: note: %s\n", n.c_str());
 }
 

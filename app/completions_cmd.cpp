@@ -4,6 +4,7 @@
 #include "commands.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/results/output.hpp"
 
 #include <fmt/format.h>
 
@@ -226,19 +227,30 @@ void write_man(std::ostream& os, const cli_command& c, const std::string& full_n
 
 void add_completions_command(CLI::App& app, cli_state& state) {
   static std::string shell;
+  static std::string output;
   CLI::App* sub = app.add_subcommand("completions", "print a shell completion script");
   sub->footer("Examples:\n  gpubench completions bash > /etc/bash_completion.d/gpubench\n"
+              "  gpubench completions bash --output /etc/bash_completion.d/gpubench\n"
               "  gpubench completions fish > ~/.config/fish/completions/gpubench.fish\n"
               "  gpubench completions zsh > \"${fpath[1]}/_gpubench\"");
   sub->add_option("SHELL", shell, "bash, zsh or fish")
       ->type_name("{bash|zsh|fish}")
       ->required()
       ->check(CLI::IsMember({"bash", "zsh", "fish"}, CLI::ignore_case));
-  sub->callback([&app, &state] {
+  CLI::Option* output_option =
+      sub->add_option("--output", output,
+                      "write the script to FILE (replaced atomically, never through a planted "
+                      "link) instead of stdout")
+          ->type_name("FILE");
+  sub->callback([&app, &state, output_option] {
+    if (output_option->count() > 0) check_output_path(output);
     const auto root = walk_cli(app);
-    if (shell == "bash") write_bash(std::cout, root);
-    if (shell == "zsh") write_zsh(std::cout, root);
-    if (shell == "fish") write_fish(std::cout, root);
+    std::ostringstream script;
+    if (shell == "bash") write_bash(script, root);
+    if (shell == "zsh") write_zsh(script, root);
+    if (shell == "fish") write_fish(script, root);
+    deliver(
+        output.empty() ? "-" : output, [&] { return script.str(); }, [] { return std::string(); });
     state.exit_code = exit_code::success;
   });
 
@@ -254,9 +266,7 @@ void add_completions_command(CLI::App& app, cli_state& state) {
                           const std::string& name) {
       std::ostringstream text;
       write_man(text, c, name, GPUBENCH_VERSION);
-      std::ofstream out(path);
-      out << text.str();
-      if (!out) throw usage_error(fmt::format("man: cannot write {}", path.string()));
+      write_file_atomically(path.string(), text.str(), "man");
     };
     write(std::filesystem::path(dir) / "gpubench.1", root, "gpubench");
     for (const auto& s : root.subcommands)

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/results/output_lock.hpp"
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 
 #include <fmt/format.h>
@@ -23,6 +24,10 @@ void check_resume(const common_options& opts, bool under_mpi) {
 int run_and_emit(const std::vector<planned_point>& points, const common_options& opts,
                  const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu) {
   check_resume(opts, job != nullptr);
+  // One writer per output, from the first point to the final write (rank 0 writes an MPI job's).
+  const output_lock lock = job == nullptr || mpi_rank(*job) == 0
+                               ? output_lock(opts.output_path, "--output")
+                               : output_lock();
   if (job != nullptr) {
     if (opts.concurrent)
       throw usage_error("--concurrent does not apply under MPI: each rank runs one GPU; start "

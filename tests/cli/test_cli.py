@@ -164,14 +164,18 @@ class OptionsInContext(unittest.TestCase):
         self.assertEqual((r.returncode, r.stderr), (0, ""))
 
     def test_options_that_do_nothing_here_are_noted(self):
-        cases = [(["--device", "7"], "--device picks GPUs; with --cpu-only no GPU is used"),
-                 (["--output-format", "csv"], "--output-format only sets the format of the "
-                                              "--output file"),
-                 (["--energy-window", "2"], "--energy-window and --energy-windows shape --energy"),
-                 (["--warm"], "--warm only change how GPU samples are taken"),
+        cases = [(["--device", "7"], "--device has no effect with --cpu-only"),
+                 (["--output-format", "csv"], "--output-format has no effect without --output"),
+                 (["--energy-window", "2"], "--energy-window has no effect without --energy"),
+                 (["--warm"], "--warm has no effect with --cpu-only, which takes no GPU sample"),
+                 (["--entropy-max-angle", "1", "--entropy-min-r2", "0.5"],
+                  "--entropy-max-angle, --entropy-min-r2 have no effect without --stopping "
+                  "entropy"),
+                 (["--stopping", "entropy", "--max-noise", "2"],
+                  "--max-noise has no effect with --stopping entropy"),
                  (["--block", "128", "--kernel", "seed"],
-                  "--kernel, --block only shape the GPU's work; with --cpu-only they have no "
-                  "effect")]  # named in the order of vecadd --help
+                  "--kernel, --block have no effect with --cpu-only, which runs no GPU work")]
+        # named in the order of vecadd --help
         for extra, note in cases:
             with self.subTest(extra=extra):
                 r = run(*self.base, *FAST, *extra)

@@ -217,3 +217,27 @@ TEST_CASE("a result file is not a journal", "[journal]") {
   CHECK_FALSE(looks_like_journal(R"({"schema": "gpubench/1", "meta": {}})"));
   CHECK_FALSE(looks_like_journal(""));
 }
+
+TEST_CASE("a journal line whose parameters are not its planned point's is refused", "[journal]") {
+  journal_dir d;
+  auto rng = seeded_rng();
+  const std::string whole = written_journal(d, 2, rng);
+  // Line 2 is point 0 (n=1024); give it point 1's n and seal it again, as a careful hand would.
+  const std::size_t start = whole.find('\n') + 1;
+  const std::size_t end = whole.find('\n', start);
+  nlohmann::json line = nlohmann::json::parse(whole.substr(start, end - start));
+  line.erase("check");
+  line["result"]["params"]["n"] = 2048;
+  std::uint64_t h = 14695981039346656037ULL; // the journal's FNV-1a
+  for (const char c : line.dump()) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  char check[17];
+  std::snprintf(check, sizeof check, "%016llx", static_cast<unsigned long long>(h));
+  line["check"] = check;
+  const std::string edited = whole.substr(0, start) + line.dump() + whole.substr(end);
+  CHECK_THROWS_WITH(parse_journal(edited, "j"), Catch::Contains("j: line 2") &&
+                                                    Catch::Contains("parameter n") &&
+                                                    Catch::Contains("not the plan's"));
+}

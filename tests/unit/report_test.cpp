@@ -137,7 +137,8 @@ TEST_CASE("a result file's samples are times a clock could have read", "[report]
 
 TEST_CASE("every string of a result file is printable text, except the run's own argv",
           "[report]") {
-  const std::string expected = "must be printable text (no control characters)";
+  const std::string expected =
+      "must be printable text (UTF-8 without control or bidirectional characters)";
   auto j = to_json(sample_report());
   // A name that clears the screen and forges a table row.
   j["results"][0]["measurements"][0]["name"] = "kernel\x1b[2J\nFAKE ROW";

@@ -100,7 +100,8 @@ TEST_CASE("syntax errors name line, column and key path, and quote the token bri
   CHECK(long_token.size() < 400);
 }
 
-TEST_CASE("printable text has no C0 or C1 control character and no DEL", "[untrusted_file]") {
+TEST_CASE("printable text is UTF-8 with no C0 or C1 control, DEL or bidirectional control",
+          "[untrusted_file]") {
   CHECK(gpubench::printable_text(""));
   CHECK(gpubench::printable_text("kernel (timestamps) 5.3 TB/s, 28 \xc2\xb5s, \xc3\xa9t\xc3\xa9"));
   CHECK_FALSE(gpubench::printable_text("a\nb"));
@@ -111,8 +112,39 @@ TEST_CASE("printable text has no C0 or C1 control character and no DEL", "[untru
   CHECK_FALSE(gpubench::printable_text("\xc2\x9b"
                                        "2J")); // U+009B, a terminal's one-byte CSI
   CHECK_FALSE(gpubench::printable_text("\xc2\x80"));
-  CHECK(gpubench::printable_text("\xc2\xa0")); // U+00A0, a no-break space, is text
-  CHECK(gpubench::printable_text("\xc2")); // a lone lead byte at the end is not a control character
+  CHECK(gpubench::printable_text("\xc2\xa0"));   // U+00A0, a no-break space, is text
+  CHECK_FALSE(gpubench::printable_text("\xc2")); // a lone lead byte: not UTF-8
+  CHECK_FALSE(gpubench::printable_text("vecadd\xff"));
+  CHECK_FALSE(gpubench::printable_text("\xc0\xaf"));     // an overlong '/'
+  CHECK_FALSE(gpubench::printable_text("\xed\xa0\x80")); // a UTF-16 surrogate
+  CHECK_FALSE(gpubench::printable_text("535.\xe2\x80\xae"
+                                       "21")); // U+202E, right-to-left override
+  for (const char* bidi : {"\xd8\x9c", "\xe2\x80\x8e", "\xe2\x80\x8f", "\xe2\x80\xaa",
+                           "\xe2\x81\xa6", "\xe2\x81\xa9", "\xe2\x80\xa8"})
+    CHECK_FALSE(gpubench::printable_text(bidi));
+  CHECK(gpubench::printable_text("\xf0\x9f\x9a\x80")); // U+1F680, four bytes
+}
+
+TEST_CASE("escaped shows every hidden byte and code point as an escape, the rest as it is",
+          "[untrusted_file]") {
+  CHECK(gpubench::escaped("vecadd\xff") == "vecadd\\xff");
+  CHECK(gpubench::escaped("535.\xe2\x80\xae"
+                          "21") == "535.\\u202e21");
+  CHECK(gpubench::escaped("a\tb\n\x1b[2J") == "a\\tb\\n\\x1b[2J");
+  CHECK(gpubench::escaped("\xc2\x9b") == "\\u009b");
+  CHECK(gpubench::escaped("\xe2\x82\xac \xc3\xa9") == "\xe2\x82\xac \xc3\xa9");
+  CHECK(gpubench::escaped("\xe2\x82") == "\\xe2\\x82"); // a cut sequence, byte by byte
+  // What escaped() returns is always printable, whatever the input.
+  const std::uint64_t seed = std::random_device{}();
+  std::cout << "escaped seed " << seed << '\n';
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 500; ++round) {
+    std::string text;
+    for (auto n = rng() % 40; n > 0; --n) text += static_cast<char>(rng() % 256);
+    INFO("seed " << seed << " round " << round);
+    CHECK(gpubench::printable_text(gpubench::escaped(text)));
+  }
+  CHECK(gpubench::clip("\xe2\x80\xae") == "\\u202e");
 }
 
 TEST_CASE("clip keeps messages on one line and short, whole UTF-8 characters only",

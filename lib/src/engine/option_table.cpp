@@ -5,6 +5,7 @@
 #include "gpubench/input/untrusted_file.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 namespace gpubench {
 namespace {
@@ -59,6 +61,11 @@ option_spec measure_row(std::string name, std::string help, option_kind kind, do
   return s;
 }
 
+/// The condition of the options that only change how GPU samples are taken.
+std::string without_gpu(const common_options& o) {
+  return o.cpu_only ? "with --cpu-only, which takes no GPU sample" : "";
+}
+
 std::vector<option_spec> make_table() {
   using k = option_kind;
   std::vector<option_spec> table;
@@ -70,6 +77,7 @@ std::vector<option_spec> make_table() {
   device.group = option_group::device;
   device.get = [](const common_options& o) { return json(o.devices); };
   device.set = [](option_target to, const json& v) { to.device_spec = v.get<std::string>(); };
+  device.no_effect = without_gpu;
   table.push_back(std::move(device));
 
   table.push_back(measure_row("warmup", "discarded samples before sampling", k::integer, 0, 1000000,
@@ -99,6 +107,11 @@ std::vector<option_spec> make_table() {
   noise.set = [](option_target to, const json& v) {
     to.opts.measure.max_noise = v.get<double>() / 100;
   };
+  noise.no_effect = [](const common_options& o) {
+    return o.measure.stopping == stopping_rule::entropy
+               ? std::string("with --stopping entropy, which stops on the samples' entropy")
+               : std::string();
+  };
   table.push_back(std::move(noise));
 
   auto timeout = measure_row("timeout", "wall seconds per measurement at most, warm-up included",
@@ -122,18 +135,25 @@ std::vector<option_spec> make_table() {
         parse_stopping_rule(v.get<std::string>()).value_or(stopping_rule::stable);
   };
   table.push_back(std::move(stopping));
+  const auto entropy_only = [](const common_options& o) {
+    return o.measure.stopping == stopping_rule::entropy ? std::string()
+                                                        : std::string("without --stopping entropy");
+  };
   table.push_back(measure_row("entropy-max-angle",
                               "with --stopping entropy: the entropy's fitted line may rise at "
                               "most this many degrees",
                               k::number, 0, 90, &measure_options::entropy_max_angle));
+  table.back().no_effect = entropy_only;
   table.push_back(measure_row("entropy-min-r2",
                               "with --stopping entropy: the line must fit the entropies with R^2 "
                               "at least this",
                               k::number, 0, 1, &measure_options::entropy_min_r2));
+  table.back().no_effect = entropy_only;
 
   // Rows that change how GPU samples are taken (their gpu_sampling mark).
   const auto push_gpu_sampling = [&table](option_spec r) {
     r.gpu_sampling = true;
+    r.no_effect = without_gpu;
     table.push_back(std::move(r));
   };
   push_gpu_sampling(measure_row("warm",
@@ -148,6 +168,7 @@ std::vector<option_spec> make_table() {
   for (const auto m : {l2_flush_mode::read, l2_flush_mode::write, l2_flush_mode::none})
     flush.choices.emplace_back(to_string(m));
   flush.gpu_sampling = true;
+  flush.no_effect = without_gpu;
   flush.get = [](const common_options& o) {
     return json(std::string(to_string(effective_l2_flush(o.measure))));
   };
@@ -177,12 +198,17 @@ std::vector<option_spec> make_table() {
       row("energy",
           "energy per operation from the NVML energy counter (adds about 6 s per measured row)",
           k::flag, 0, 0, &common_options::energy));
+  const auto energy_only = [](const common_options& o) {
+    return o.energy ? std::string() : std::string("without --energy");
+  };
   table.push_back(measure_row(
       "energy-window", "with --energy: each window lasts at least S seconds and 10 counter steps",
       k::seconds, 1, 60, &measure_options::energy_window));
+  table.back().no_effect = energy_only;
   table.push_back(measure_row("energy-windows",
                               "with --energy: windows measured, each from a random phase",
                               k::integer, 5, 100, &measure_options::energy_windows));
+  table.back().no_effect = energy_only;
   table.push_back(row("concurrent",
                       "with several devices: run each point on all of them at once "
                       "(docs/multi-gpu.md)",
@@ -441,6 +467,32 @@ void validate_options(const common_options& opts) {
   need(!m.warm || !m.l2_flush || *m.l2_flush == l2_flush_mode::none, "warm",
        fmt::format("means --l2-flush none; it conflicts with --l2-flush {} (give one of them)",
                    m.l2_flush ? to_string(*m.l2_flush) : ""));
+}
+
+std::vector<std::string> no_effect_notes(const common_options& opts,
+                                         const std::function<bool(const option_spec&)>& given) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_condition; // in table order
+  for (const auto& s : measurement_options()) {
+    if (!s.no_effect) continue;
+    const bool set = given(s) || (s.kind != option_kind::devices && option_is_set(s, opts));
+    if (!set) continue;
+    std::string condition = s.no_effect(opts);
+    if (condition.empty()) continue;
+    auto it = std::find_if(by_condition.begin(), by_condition.end(),
+                           [&](const auto& c) { return c.first == condition; });
+    if (it == by_condition.end())
+      it = by_condition.insert(by_condition.end(), {std::move(condition), {}});
+    it->second.push_back("--" + s.name);
+  }
+  std::vector<std::string> notes;
+  for (const auto& [condition, names] : by_condition)
+    notes.push_back(no_effect_note(names, condition));
+  return notes;
+}
+
+std::string no_effect_note(const std::vector<std::string>& names, std::string_view condition) {
+  return fmt::format("{} {} no effect {}", fmt::join(names, ", "),
+                     names.size() == 1 ? "has" : "have", condition);
 }
 
 } // namespace gpubench

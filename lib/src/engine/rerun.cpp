@@ -3,6 +3,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/option_table.hpp"
+#include "gpubench/engine/runner.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
 #include <fmt/format.h>
@@ -32,6 +33,22 @@ std::string argv_text(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
   return clip(out, 300);
+}
+
+/// Whether `text` planned on a GPU (cpu-only off) gives exactly the parameters `recorded`.
+bool plans_as_gpu_point(const benchmark& b, const param_values& text, common_options opts,
+                        const json& recorded) {
+  opts.cpu_only = false;
+  if (opts.devices.empty()) opts.devices = {0};
+  try {
+    const auto planned = plan_points(b, with_defaults(b, text), opts);
+    if (planned.size() != 1) return false;
+    json params = planned.front().params;
+    params.erase("device");
+    return params == recorded;
+  } catch (const usage_error&) {
+    return false;
+  }
 }
 
 } // namespace
@@ -83,6 +100,10 @@ void apply_recorded_options(const json& record, common_options& opts, std::strin
 
 std::vector<planned_point> rerun_points(const run_report& report, const common_options& opts,
                                         std::span<const benchmark> catalog) {
+  if (report.results.size() > max_points)
+    throw usage_error(fmt::format("the result file holds {} results; a rerun measures at most {} "
+                                  "points, as a run file and every command does",
+                                  report.results.size(), max_points));
   std::vector<planned_point> points;
   for (std::size_t i = 0; i < report.results.size(); ++i) {
     const result& r = report.results[i];
@@ -119,6 +140,11 @@ std::vector<planned_point> rerun_points(const run_report& report, const common_o
           differ += (differ.empty() ? "" : ", ") + clip(key, 40);
       for (const auto& [key, v] : params.items())
         if (!r.params.contains(key)) differ += (differ.empty() ? "" : ", ") + clip(key, 40);
+      if (here.cpu_only && plans_as_gpu_point(*b, text, here, r.params))
+        throw usage_error(fmt::format("{}: the option cpu-only is on (in meta.options or given as "
+                                      "--cpu-only), but this result is a GPU point (its {} are "
+                                      "GPU parameters): rerun it without cpu-only",
+                                      where, differ));
       throw usage_error(fmt::format("{}: this gpubench plans these parameters differently ({}): "
                                     "the file comes from another build",
                                     where, differ));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -40,24 +41,69 @@ std::string_view utf8_suffix(std::string_view s, std::size_t n) {
   return s.substr(start);
 }
 
+/// One UTF-8 sequence at the start of `s`: its code point and length, or code point -1 and
+/// length 1 for a byte that does not start a valid, shortest-form sequence.
+std::pair<long, std::size_t> decode_utf8(std::string_view s) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[0]);
+  if (b0 < 0x80U) return {b0, 1};
+  std::size_t len = 0;
+  long cp = 0;
+  long least = 0;
+  if ((b0 & 0xE0U) == 0xC0U) {
+    len = 2, cp = b0 & 0x1FU, least = 0x80;
+  } else if ((b0 & 0xF0U) == 0xE0U) {
+    len = 3, cp = b0 & 0x0FU, least = 0x800;
+  } else if ((b0 & 0xF8U) == 0xF0U) {
+    len = 4, cp = b0 & 0x07U, least = 0x10000;
+  } else {
+    return {-1, 1};
+  }
+  if (s.size() < len) return {-1, 1};
+  for (std::size_t i = 1; i < len; ++i) {
+    if (!utf8_continuation(s[i])) return {-1, 1};
+    cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3FU);
+  }
+  if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {-1, 1};
+  return {cp, len};
+}
+
+/// Code points a terminal does not show as themselves: C0 and C1 controls, DEL, the bidirectional
+/// controls (U+202E reverses the rest of the line) and the line and paragraph separators.
+bool hidden_code_point(long cp) noexcept {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/// The one escaping rule for text quoted in messages: \n \t \r, other controls and bytes that
+/// are not UTF-8 as \xNN, hidden code points above U+007F as \uNNNN; the rest as it is.
 std::string escape_controls(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n')
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto [cp, len] = decode_utf8(s.substr(i));
+    if (cp == '\n')
       out += "\\n";
-    else if (c == '\t')
+    else if (cp == '\t')
       out += "\\t";
-    else if (c == '\r')
+    else if (cp == '\r')
       out += "\\r";
-    else if (u < 0x20U || u == 0x7FU)
-      out += fmt::format("\\x{:02x}", u);
+    else if (cp < 0 || cp < 0x20 || cp == 0x7F)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
+    else if (hidden_code_point(cp))
+      out += fmt::format("\\u{:04x}", cp);
     else
-      out += c;
+      out.append(s.substr(i, len));
+    i += len;
   }
   return out;
 }
+
+} // namespace
+
+std::string escaped(std::string_view text) { return escape_controls(text); }
+
+namespace {
 
 // ---- position and key path ----------------------------------------------------------------
 
@@ -306,14 +352,11 @@ void release_without_allocating(json& v) noexcept {
 } // namespace
 
 bool printable_text(std::string_view text) noexcept {
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto u = static_cast<unsigned char>(text[i]);
-    if (u < 0x20U || u == 0x7FU) return false;
-    // U+0080-U+009F are 0xC2 0x80-0x9F in UTF-8.
-    if (u == 0xC2U && i + 1 < text.size()) {
-      const auto next = static_cast<unsigned char>(text[i + 1]);
-      if (next >= 0x80U && next <= 0x9FU) return false;
-    }
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto [cp, len] = decode_utf8(text.substr(i));
+    if (cp < 0 || hidden_code_point(cp)) return false;
+    i += len;
   }
   return true;
 }
@@ -323,7 +366,9 @@ bool printable_field(std::string_view text) noexcept {
 }
 
 std::string printable_field_rule() {
-  return fmt::format("printable text (no control characters) of at most {} bytes", max_text_bytes);
+  return fmt::format(
+      "printable text (UTF-8 without control or bidirectional characters) of at most {} bytes",
+      max_text_bytes);
 }
 
 std::string clip(std::string_view text, std::size_t max) {
@@ -336,7 +381,7 @@ std::string clip(std::string_view text, std::size_t max) {
   const std::size_t keep_head = max - 3 - std::min(tail.size(), keep_tail);
   std::string out(utf8_prefix(head, keep_head));
   // An escape cut in half would read as something else: drop its remains.
-  if (const auto bs = out.rfind('\\'); bs != std::string::npos && out.size() - bs < 4)
+  if (const auto bs = out.rfind('\\'); bs != std::string::npos && out.size() - bs < 6)
     out.resize(bs);
   return out + "..." + std::string(utf8_suffix(tail, keep_tail));
 }

@@ -2,6 +2,7 @@
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/output_lock.hpp"
 
 #include <fmt/format.h>
 
@@ -129,6 +130,26 @@ std::string point_text(const json& p) {
   return clip(s, 120);
 }
 
+/// The first parameter (or "device") in which result `r` is not the plan's point `planned`,
+/// "" when it is that point.
+std::string planned_key_differing(const result& r, const json& planned) {
+  json want = json::object();
+  if (const auto p = planned.find("params"); p != planned.end() && p->is_object()) want = *p;
+  int device = -1;
+  if (const auto d = want.find("device"); d != want.end()) {
+    device = d->is_number_integer() ? d->get<int>() : -2;
+    want.erase(d);
+  }
+  if (r.device != device) return "device";
+  for (const auto& [key, value] : want.items()) {
+    const auto it = r.params.find(key);
+    if (it == r.params.end() || *it != value) return key;
+  }
+  for (const auto& [key, value] : r.params.items())
+    if (!want.contains(key)) return key;
+  return "";
+}
+
 } // namespace
 
 std::string identity_difference(const journal_identity& was, const journal_identity& now) {
@@ -235,6 +256,11 @@ journal_contents parse_journal(std::string_view text, std::string_view name) {
         bad_line(name, line,
                  fmt::format("point {} is a {} result, but the plan's point is {}", index,
                              clip(one.results.front().benchmark), point_text(planned)));
+      if (const std::string key = planned_key_differing(one.results.front(), planned); !key.empty())
+        bad_line(name, line,
+                 fmt::format("point {}'s parameter {} is not the plan's ({}): the line was not "
+                             "written for this plan",
+                             index, clip(key), point_text(planned)));
       if (devices != j.end()) c.devices = std::move(one.devices);
       c.points.emplace(index, std::move(one.results.front()));
       line_of.emplace(index, line);
@@ -263,17 +289,15 @@ run_journal::run_journal(const std::string& output_path) : path_(journal_path(ou
   // The run that held the lock may have finished and deleted its journal between our open and
   // our lock: then the lock is on a file no one will see, and the path is opened again.
   for (int attempt = 0; attempt < 100; ++attempt) {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd_ < 0)
-      throw usage_error(
-          fmt::format("cannot open the journal {}: {}", clip(path_, 200), std::strerror(errno)));
+    // Never through a link: a journal planted as a symlink or a hard link would make this run
+    // overwrite the file it names (docs/reliability.md, "Files that cannot be turned").
+    fd_ = open_own_file(path_, "journal");
     struct stat held {};
-    if (::fstat(fd_, &held) != 0 || !S_ISREG(held.st_mode)) {
+    if (::fstat(fd_, &held) != 0) {
       ::close(fd_);
       fd_ = -1;
-      throw usage_error(fmt::format("the journal {} is not a regular file; remove it or give "
-                                    "another --output",
-                                    clip(path_, 200)));
+      throw usage_error(
+          fmt::format("cannot open the journal {}: {}", clip(path_, 200), std::strerror(errno)));
     }
     struct flock lock {};
     lock.l_type = F_WRLCK;
@@ -299,7 +323,7 @@ run_journal::run_journal(const std::string& output_path) : path_(journal_path(ou
           clip(path_, 200)));
     }
     struct stat named {};
-    if (::stat(path_.c_str(), &named) == 0 && named.st_dev == held.st_dev &&
+    if (::lstat(path_.c_str(), &named) == 0 && named.st_dev == held.st_dev &&
         named.st_ino == held.st_ino)
       break;
     ::close(fd_);
@@ -409,7 +433,11 @@ void run_journal::write_line(const std::string& line) {
 
 void run_journal::remove() {
   if (fd_ < 0) return;
-  ::unlink(path_.c_str());
+  struct stat held {};
+  struct stat named {};
+  if (::fstat(fd_, &held) == 0 && ::lstat(path_.c_str(), &named) == 0 &&
+      named.st_dev == held.st_dev && named.st_ino == held.st_ino)
+    ::unlink(path_.c_str());
   ::close(fd_);
   fd_ = -1;
 }

@@ -2,6 +2,7 @@
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/results/output_lock.hpp"
 
 #include <fmt/format.h>
 
@@ -67,21 +68,41 @@ std::string dangling_link_target(const std::string& path, std::string_view optio
   throw_link_loop(path, option);
 }
 
-/// The file the write lands in: `path`, or the file a symlink at `path` points to (so the link
-/// survives the rename; a missing target is created). Throws usage_error when what exists there
-/// is not a regular file, or is a symlink loop.
-std::string write_target(const std::string& path, std::string_view option) {
+/// Throws usage_error unless the symlink `path` (lstat `link`) may be followed: it is the running
+/// user's, or its folder's owner's, or its folder is not a shared one (sticky and writable by
+/// all). The kernel's protected_symlinks rule, kept whatever the sysctl says: in /tmp a link
+/// another user planted where root writes would otherwise choose the file root replaces.
+void check_link_may_be_followed(const std::string& path, const struct stat& link,
+                                std::string_view option) {
+  if (link.st_uid == ::geteuid()) return;
+  struct stat dir {};
+  const fs::path folder = fs::path(path).parent_path();
+  if (::stat(folder.empty() ? "." : folder.c_str(), &dir) != 0) return;
+  const bool shared = (dir.st_mode & S_ISVTX) != 0 && (dir.st_mode & S_IWOTH) != 0;
+  if (!shared || link.st_uid == dir.st_uid) return;
+  throw usage_error(fmt::format("{} {}: is a symlink of another user (uid {}) in a shared folder "
+                                "(sticky, writable by all); gpubench follows such a link only "
+                                "when it is yours or the folder owner's: remove it or give "
+                                "another {}",
+                                option, shown(path), link.st_uid, option));
+}
+
+} // namespace
+
+std::string output_target(const std::string& path, std::string_view option) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return path; // a new file
+  std::string target = path;
   if (S_ISLNK(st.st_mode)) {
+    check_link_may_be_followed(path, st, option);
     if (::stat(path.c_str(), &st) != 0) {
       if (errno == ELOOP) throw_link_loop(path, option);
       return dangling_link_target(path, option); // created through the link, as `>` would
     }
     if (S_ISREG(st.st_mode)) {
       std::error_code ec;
-      const fs::path target = fs::canonical(path, ec);
-      if (!ec) return target.string();
+      const fs::path canonical = fs::canonical(path, ec);
+      if (!ec) target = canonical.string();
     }
   }
   if (S_ISDIR(st.st_mode))
@@ -92,8 +113,13 @@ std::string write_target(const std::string& path, std::string_view option) {
                                   "to a file{})",
                                   option, shown(path), kind_of(st.st_mode),
                                   option == "--output" ? ", or use --output - for stdout" : ""));
-  return path;
+  if (const std::string why = own_file_refusal(st); !why.empty())
+    throw usage_error(
+        fmt::format("{} {}: {}; remove it or give another {}", option, shown(target), why, option));
+  return target;
 }
+
+namespace {
 
 /// What identifies the file `path` names: its device and inode when it exists, else its absolute
 /// path once every symlink is resolved (the file that writing `path` would create).
@@ -104,7 +130,7 @@ std::string file_key(const std::string& path) {
                        static_cast<unsigned long long>(st.st_ino));
   std::string target = path;
   try {
-    target = write_target(path, "--output");
+    target = output_target(path, "--output");
   } catch (const usage_error&) {
     // a loop or a special file: compared by the path as given
   }
@@ -145,7 +171,7 @@ void check_output_path(const std::string& path, std::string_view option) {
   if (path.empty())
     throw usage_error(fmt::format("{}: the path is empty (an unset variable?); give a file name{}",
                                   option, option == "--output" ? ", or - for stdout" : ""));
-  const std::string target = write_target(path, option);
+  const std::string target = output_target(path, option);
   const fs::path folder = folder_of(target);
   std::error_code ec;
   if (!fs::is_directory(folder, ec))
@@ -238,7 +264,10 @@ int write_all(int fd, std::string_view text) noexcept {
 /// 0 or the errno of its failure.
 void write_atomically(const std::string& path, std::string_view option,
                       const std::function<int(int)>& fill) {
-  const std::string target = write_target(path, option);
+  // One writer per output: held for this write, unless this process already holds it (a sweep
+  // holds it from its first point; output_lock).
+  const output_lock lock(path, option);
+  const std::string target = output_target(path, option);
   struct stat existing {};
   const mode_t mode =
       ::stat(target.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : new_file_mode();

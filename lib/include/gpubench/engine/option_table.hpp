@@ -56,6 +56,9 @@ struct option_spec {
   std::function<void(option_target, const nlohmann::json& v)> set;
   /// Optional: whether `opts` sets the option at all (unset: its value differs from the default).
   std::function<bool(const common_options&)> is_set;
+  /// Optional: "" when the option acts with the options `opts`, else the condition under which it
+  /// has no effect ("without --energy"): the one place that decides what no_effect_notes() says.
+  std::function<std::string(const common_options&)> no_effect;
 };
 
 /// Whether `opts` sets the option `spec`: is_set, else a value other than the default.
@@ -88,6 +91,16 @@ std::string option_type_name(const option_spec& spec);
 std::string option_range_text(const option_spec& spec);
 /// The default as --help and docs/usage.md show it ("1", "0.1", "off", "read").
 std::string option_default_text(const option_spec& spec);
+
+/// The notes for stderr on the options that are set (in `opts`, or `given` on the command line)
+/// but have no effect with the others, one per condition: "--warm, --timestamps have no effect
+/// with --cpu-only, which takes no GPU sample".
+std::vector<std::string> no_effect_notes(const common_options& opts,
+                                         const std::function<bool(const option_spec&)>& given);
+
+/// The one form of those notes: "--a, --b have no effect CONDITION" (a benchmark's GPU-only
+/// parameters under --cpu-only are noted in it too).
+std::string no_effect_note(const std::vector<std::string>& names, std::string_view condition);
 
 /// Throws usage_error naming the first option of `opts` outside its row's range, or a conflict
 /// between options (--max-samples below --min-samples, --warm beside --l2-flush read).

@@ -43,15 +43,22 @@ nlohmann::json load_untrusted_json(const std::string& path, std::string_view wha
 /// descriptions, reasons): far above any real one, far below a screenful of junk.
 inline constexpr std::size_t max_text_bytes = 4096;
 
-/// True when `text` holds no control character: none of U+0000-U+001F, U+007F and, encoded in
-/// UTF-8, U+0080-U+009F (a terminal reads U+009B as an escape). Text from a file printed as it
-/// is could clear the screen, retitle the terminal or forge a table row.
+/// True when `text` is valid UTF-8 and holds no code point a terminal does not show as itself:
+/// none of U+0000-U+001F, U+007F, U+0080-U+009F (a terminal reads U+009B as an escape), the
+/// bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: U+202E reverses
+/// the rest of the line) and U+2028, U+2029. Text from a file printed as it is could clear the
+/// screen, retitle the terminal, forge a table row or reverse it.
 bool printable_text(std::string_view text) noexcept;
 
 /// A string from a file that gpubench prints (a name, a reason): printable_text, and at most
 /// max_text_bytes long. printable_field_rule() says so for messages ("... must be RULE").
 bool printable_field(std::string_view text) noexcept;
 std::string printable_field_rule();
+
+/// `text` with everything printable_text() refuses escaped, the one rule for every message that
+/// quotes input: \n, \t, \r; other controls and bytes that are not UTF-8 as \xNN (`\xff`);
+/// the other hidden code points as \uNNNN (`\u202e`).
+std::string escaped(std::string_view text);
 
 /// `text` on one line and at most `max` characters: control characters escaped, the middle of a
 /// long text replaced by "...", never cutting a UTF-8 sequence.

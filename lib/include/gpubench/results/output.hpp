@@ -21,6 +21,14 @@ namespace gpubench {
 /// a typo does not cost a benchmark. `option` names the option in messages ("--junit").
 void check_output_path(const std::string& path, std::string_view option = "--output");
 
+/// The file a write of output `path` lands in: `path`, or the file a symlink at `path` points to
+/// (a missing target is created, as a shell's `>` would). Throws usage_error (exit 2) when what is
+/// there may not be replaced: a folder, a device or other special file, a symlink loop, a symlink
+/// another user planted in a shared folder (sticky and writable by all; the kernel's
+/// protected_symlinks rule), or an existing file that own_file_refusal() refuses (a hard link,
+/// another user's file).
+std::string output_target(const std::string& path, std::string_view option = "--output");
+
 /// Writes `text` to `path` atomically: a temporary file beside it, flushed, then renamed over. An
 /// existing file is never truncated on failure and keeps its permission bits; a new file gets
 /// 0666 less the umask. A symlink is followed (the link stays; a missing target is created). The
