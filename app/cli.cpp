@@ -284,8 +284,9 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   if (raw.output_format_option->count() > 0 && raw.output_option->count() == 0)
     say("--output-format has no effect without --output (it sets the format of the --output "
         "file)");
-  for (auto& n : no_effect_notes(opts, [&](const option_spec& s) { return given_on_line(s.name); }))
-    say(std::move(n));
+  for (const auto& n :
+       no_effect_notes(opts, [&](const option_spec& s) { return given_on_line(s.name); }))
+    say(n);
   for (const auto& n : notes) std::fprintf(stderr, "gpubench: note: %s\n", n.c_str());
 }
 

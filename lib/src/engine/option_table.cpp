@@ -481,10 +481,11 @@ std::vector<std::string> no_effect_notes(const common_options& opts,
     auto it = std::find_if(by_condition.begin(), by_condition.end(),
                            [&](const auto& c) { return c.first == condition; });
     if (it == by_condition.end())
-      it = by_condition.insert(by_condition.end(), {std::move(condition), {}});
+      it = by_condition.emplace(by_condition.end(), condition, std::vector<std::string>{});
     it->second.push_back("--" + s.name);
   }
   std::vector<std::string> notes;
+  notes.reserve(by_condition.size());
   for (const auto& [condition, names] : by_condition)
     notes.push_back(no_effect_note(names, condition));
   return notes;
