@@ -72,8 +72,9 @@ bool mpi_compiled_in() { return mpi_built_in(); }
 
 std::string version_text() {
   return fmt::format(
-      "gpubench {} (git {})\nCUDA runtime: {} ({})\nCUDA architectures: {}\n{}\nOpenCV: {}",
-      GPUBENCH_VERSION, git_revision(), cuda_runtime_built(), cuda_runtime_linkage(),
+      "gpubench {} (git {})\nSources: sha256 {}\nCUDA runtime: {} ({})\nCUDA architectures: "
+      "{}\n{}\nOpenCV: {}",
+      GPUBENCH_VERSION, git_revision(), source_hash(), cuda_runtime_built(), cuda_runtime_linkage(),
       cuda_architectures_text(), mpi_description(), augment_opencv::description());
 }
 

@@ -59,6 +59,7 @@ journal_identity identity_of(const std::vector<planned_point>& points, const com
     if (row.changes_measurement) id.options[row.name] = row.get(opts);
   id.version = version_string();
   id.git = git_revision();
+  id.source_hash = source_hash();
   if (!devices.empty()) {
     id.cuda_driver = cuda::driver_version_string();
     for (const int d : devices) id.gpu_uuids.push_back(cuda::device_uuid(d));

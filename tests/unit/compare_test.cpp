@@ -556,3 +556,28 @@ TEST_CASE("at the defaults a GPU slowdown is still caught: 20% with one run a si
     CHECK(gpubench::exit_code_for(c) == 0);
   }
 }
+
+TEST_CASE("same code only when every file of both sides records one and the same source hash",
+          "[compare]") {
+  const std::string h1(64, '1');
+  const std::string h2(64, '2');
+  gpubench::side_environment base;
+  gpubench::side_environment fresh;
+  base.source_hashes = {h1};
+  fresh.source_hashes = {h1};
+  CHECK(gpubench::same_code(base, fresh) == std::optional<bool>(true));
+  CHECK(gpubench::code_line(base, fresh) == "Code: same (sources sha256 111111111111)");
+  fresh.source_hashes = {h2};
+  CHECK(gpubench::same_code(base, fresh) == std::optional<bool>(false));
+  CHECK_THAT(gpubench::code_line(base, fresh),
+             Catch::StartsWith("Code: DIFFERS") &&
+                 Catch::Contains("BASE 111111111111, NEW 222222222222"));
+  fresh.source_hashes = {h1, h2}; // NEW's runs come from two builds
+  CHECK(gpubench::same_code(base, fresh) == std::optional<bool>(false));
+  fresh.source_hashes = {""}; // written before the hash was recorded
+  CHECK_FALSE(gpubench::same_code(base, fresh).has_value());
+  CHECK_THAT(gpubench::code_line(base, fresh),
+             Catch::Contains("not known to be the same") && Catch::Contains("NEW not recorded"));
+  fresh.source_hashes = {"", h2}; // a difference is known whatever else is missing
+  CHECK(gpubench::same_code(base, fresh) == std::optional<bool>(false));
+}

@@ -192,6 +192,14 @@ TEST_CASE("identity_difference names what differs", "[journal]") {
   b.git = "def456";
   CHECK_THAT(identity_difference(a, b), Catch::Contains("build differs"));
   b = a;
+  b.source_hash = std::string(64, 'a'); // a copy built from other sources, same git name
+  CHECK_THAT(identity_difference(a, b), Catch::Contains("built from sources not recorded") &&
+                                            Catch::Contains("from aaaaaaaaaaaa"));
+  auto edited = b;
+  edited.source_hash = std::string(64, 'b');
+  CHECK_THAT(identity_difference(b, edited), Catch::Contains("build differs"));
+  CHECK(identity_difference(b, b).empty());
+  b = a;
   b.points[1]["params"]["n"] = 7;
   CHECK_THAT(identity_difference(a, b), Catch::Contains("point 2") && Catch::Contains("n=7"));
   b = a;

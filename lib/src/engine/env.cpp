@@ -15,10 +15,12 @@ namespace gpubench {
 
 namespace detail {
 extern const char* const git_revision_text; // generated at build time (git_revision.cpp)
+extern const char* const source_hash_text;  // generated at build time (source_hash.cpp)
 } // namespace detail
 
 std::string version_string() { return GPUBENCH_VERSION; }
 std::string git_revision() { return detail::git_revision_text; }
+std::string source_hash() { return detail::source_hash_text; }
 
 std::string utc_timestamp_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -50,6 +52,7 @@ run_meta collect_meta(const std::vector<std::string>& argv) {
   run_meta m;
   m.version = version_string();
   m.git = git_revision();
+  m.source_hash = source_hash();
   m.argv = argv;
   m.started_at = utc_timestamp_now();
   m.host = collect_host_info();

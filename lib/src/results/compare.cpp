@@ -10,6 +10,7 @@
 #include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -141,6 +142,9 @@ side_environment environment_of(std::span<const result_file> files, std::size_t 
   std::vector<double> mem;
   for (const auto& f : files) {
     e.files.push_back(f.path);
+    if (std::find(e.source_hashes.begin(), e.source_hashes.end(), f.report.meta.source_hash) ==
+        e.source_hashes.end())
+      e.source_hashes.push_back(f.report.meta.source_hash);
     for (const auto& g : gpu_models(f.report)) gpus.insert(g);
     if (!f.raw.is_object() || !f.raw.contains("results") || !f.raw["results"].is_array()) continue;
     for (const auto& r : f.raw["results"]) {
@@ -542,6 +546,30 @@ int exit_code_for(const comparison& c) {
   if (c.regressions() > 0) return exit_code::verification_failed;
   if (c.coverage_short()) return exit_code::usage;
   return exit_code::success;
+}
+
+std::optional<bool> same_code(const side_environment& base, const side_environment& fresh) {
+  std::set<std::string> all(base.source_hashes.begin(), base.source_hashes.end());
+  all.insert(fresh.source_hashes.begin(), fresh.source_hashes.end());
+  const bool unknown = all.erase("") > 0;
+  if (all.size() > 1) return false;
+  if (unknown || all.empty()) return std::nullopt;
+  return true;
+}
+
+std::string code_line(const side_environment& base, const side_environment& fresh) {
+  const auto side = [](const side_environment& e) {
+    std::vector<std::string> shown;
+    for (const auto& h : e.source_hashes)
+      shown.push_back(h.empty() ? std::string("not recorded") : h.substr(0, 12));
+    return fmt::format("{}", fmt::join(shown, " and "));
+  };
+  const auto same = same_code(base, fresh);
+  if (same && *same) return fmt::format("Code: same (sources sha256 {})", side(base));
+  if (same)
+    return fmt::format("Code: DIFFERS (sources sha256: BASE {}, NEW {})", side(base), side(fresh));
+  return fmt::format("Code: not known to be the same (sources sha256: BASE {}, NEW {})", side(base),
+                     side(fresh));
 }
 
 } // namespace gpubench

@@ -105,6 +105,7 @@ std::vector<std::string> summary_lines(const comparison& c) {
                               c.base_env.runs == 1 ? "" : "s", c.new_env.runs, limit, same,
                               100 * (1 - c.alpha)));
   for (auto& line : gate_lines(c)) lines.push_back(std::move(line));
+  lines.push_back(code_line(c.base_env, c.new_env));
   return lines;
 }
 
@@ -166,6 +167,11 @@ std::vector<std::vector<std::string>> environment_rows(const comparison& c) {
                        e.driver.empty() ? "-" : e.driver, e.runtime.empty() ? "-" : e.runtime);
   }));
   rows.push_back(row("git", b, n, [](const side_environment& e) { return e.git; }));
+  rows.push_back(row("sources (sha256)", b, n, [](const side_environment& e) {
+    std::vector<std::string> shown;
+    for (const auto& h : e.source_hashes) shown.push_back(h.empty() ? "-" : h.substr(0, 12));
+    return fmt::format("{}", fmt::join(shown, ", "));
+  }));
   rows.push_back(row("host", b, n, [](const side_environment& e) { return e.host; }));
   rows.push_back(row("started", b, n, [](const side_environment& e) { return e.started_at; }));
   rows.push_back(row("sm / mem clock", b, n, [](const side_environment& e) {
@@ -314,6 +320,7 @@ json env_json(const side_environment& e) {
          {"nvidia_driver", e.nvidia_driver},
          {"runtime", e.runtime},
          {"git", e.git},
+         {"source_sha256", e.source_hashes},
          {"host", e.host},
          {"started_at", e.started_at},
          {"telemetry_flags", e.flags}};
@@ -384,6 +391,8 @@ json to_json(const comparison& c) {
             {"alpha", c.alpha},
             {"same_margin", c.same_margin},
             {"run_noise", c.run_noise},
+            {"same_code", same_code(c.base_env, c.new_env) ? json(*same_code(c.base_env, c.new_env))
+                                                           : json(nullptr)},
             {"host_threshold", c.host_threshold ? json(*c.host_threshold) : json(nullptr)},
             {"host_bound_threshold",
              c.host_bound_threshold ? json(*c.host_bound_threshold) : json(nullptr)},

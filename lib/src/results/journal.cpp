@@ -57,6 +57,7 @@ double steady_seconds() {
 
 json identity_json(const journal_identity& id) {
   json j{{"points", id.points}, {"options", id.options}, {"version", id.version}, {"git", id.git}};
+  if (!id.source_hash.empty()) j["source_sha256"] = id.source_hash;
   if (!id.cuda_driver.empty() || !id.gpu_uuids.empty()) {
     j["cuda_driver"] = id.cuda_driver;
     j["gpu_uuids"] = id.gpu_uuids;
@@ -112,6 +113,8 @@ journal_identity identity_from_json(const json& j, std::string_view name) {
   id.options = field(j, "options", json::value_t::object, name, 1);
   id.version = field(j, "version", json::value_t::string, name, 1).get<std::string>();
   id.git = field(j, "git", json::value_t::string, name, 1).get<std::string>();
+  if (j.contains("source_sha256"))
+    id.source_hash = field(j, "source_sha256", json::value_t::string, name, 1).get<std::string>();
   if (j.contains("cuda_driver")) {
     id.cuda_driver = field(j, "cuda_driver", json::value_t::string, name, 1).get<std::string>();
     for (const auto& u : field(j, "gpu_uuids", json::value_t::array, name, 1)) {
@@ -156,6 +159,12 @@ std::string identity_difference(const journal_identity& was, const journal_ident
   if (was.version != now.version || was.git != now.git)
     return fmt::format("the build differs: the journal's run is gpubench {} ({}), this one {} ({})",
                        clip(was.version), clip(was.git), now.version, now.git);
+  if (was.source_hash != now.source_hash)
+    return fmt::format(
+        "the build differs: the journal's run was built from sources {}, this one "
+        "from {}",
+        was.source_hash.empty() ? std::string("not recorded") : clip(was.source_hash.substr(0, 12)),
+        now.source_hash.empty() ? std::string("not recorded") : now.source_hash.substr(0, 12));
   if (was.gpu_uuids.empty() != now.gpu_uuids.empty())
     return was.gpu_uuids.empty() ? "the journal's run measured on the CPU only, this one on a GPU"
                                  : "the journal's run measured on a GPU, this one on the CPU only";

@@ -412,6 +412,9 @@ static json report_fields(const run_report& rep) {
 
 json to_json(const run_report& rep) {
   json j = report_fields(rep);
+  // What identifies the code that measured: the git revision and the hash of its sources.
+  if (!rep.meta.source_hash.empty())
+    j["meta"]["build"] = {{"git", rep.meta.git}, {"source_sha256", rep.meta.source_hash}};
   // A run with the test-only slowdown knob says so.
   if (!rep.meta.test_slowdown.empty()) j["meta"]["test_slowdown"] = rep.meta.test_slowdown;
   // The NVIDIA driver's own version, where the machine has a driver (absent from older files).
@@ -486,6 +489,14 @@ run_report report_from_json(const json& j) {
   rep.meta.incomplete = meta.flag("incomplete");
   if (const auto* why = meta.maybe("incomplete_reason", json::value_t::string))
     rep.meta.incomplete_reason = *why;
+  if (const auto* build = meta.maybe("build", json::value_t::object)) {
+    const reader b(*build, "meta.build");
+    rep.meta.source_hash = b.str("source_sha256");
+    const bool hex =
+        rep.meta.source_hash.size() == 64 &&
+        rep.meta.source_hash.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!hex) reader::fail("meta.build.source_sha256", "64 lowercase hex digits (a SHA-256)");
+  }
   if (const auto* t = meta.maybe("test_slowdown", json::value_t::string))
     rep.meta.test_slowdown = *t;
   if (const auto* options = meta.maybe("options", json::value_t::object))

@@ -140,6 +140,9 @@ struct side_environment {
   std::string nvidia_driver; ///< the NVIDIA driver's version ("580.65.06"); empty in older files
   std::string runtime;
   std::string git;
+  /// The distinct source hashes of the side's files (meta.build.source_sha256), "" for a file
+  /// that records none, in the order first seen.
+  std::vector<std::string> source_hashes;
   std::string host;
   std::string started_at;
   std::optional<double> sm_clock_mhz; ///< median over measurements with telemetry
@@ -147,6 +150,15 @@ struct side_environment {
   std::vector<std::string> flags; ///< telemetry flags seen on any measurement
   std::string test_slowdown;      ///< GPUBENCH_TEST_SLOWDOWN when the run had it
 };
+
+/// Whether BASE and NEW were measured by the same code: every file of both sides records one and
+/// the same source hash. false when they differ, nullopt when a file records none (written before
+/// gpubench recorded it) and nothing differs.
+std::optional<bool> same_code(const side_environment& base, const side_environment& fresh);
+
+/// One line for compare's header: "Code: same (sources sha256 0123456789ab)", "Code: DIFFERS
+/// (...)" or "Code: not known to be the same (...)".
+std::string code_line(const side_environment& base, const side_environment& fresh);
 
 struct comparison {
   double threshold = 0.05;

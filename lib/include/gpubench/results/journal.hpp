@@ -24,6 +24,7 @@ struct journal_identity {
   nlohmann::json options = nlohmann::json::object();
   std::string version;
   std::string git;
+  std::string source_hash; ///< "" in journals written before it was recorded
   std::string cuda_driver;
   std::vector<std::string> gpu_uuids;
 };

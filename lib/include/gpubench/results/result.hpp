@@ -77,6 +77,9 @@ struct host_info {
 struct run_meta {
   std::string version;
   std::string git;
+  /// SHA-256 of the sources the binary was built from (meta.build.source_sha256); "" in files
+  /// written before it was recorded.
+  std::string source_hash;
   std::vector<std::string> argv;
   std::string started_at; ///< UTC, ISO 8601
   host_info host;
