@@ -62,7 +62,8 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
     sub->callback([&cmd, &state, sub] {
       // Nothing here blocks on input: from now on a signal ends the run with its results written.
       defer_interrupts();
-      state.cpu_only_applies = cmd.bench->supports_cpu_only;
+      if (cmd.bench->supports_cpu_only)
+        state.no_device_hint = ". Use --cpu-only to run the CPU reference alone.";
       // A dry run never touches a GPU, so "all" is not resolved (it would need a device).
       finish_common_options(cmd.opts, cmd.dry_run && cmd.device_spec == "all" ? std::string("0")
                                                                               : cmd.device_spec);

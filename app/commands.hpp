@@ -17,8 +17,9 @@ namespace gpubench::app {
 struct cli_state {
   std::vector<std::string> argv;
   int exit_code = 0;
-  /// Whether the chosen subcommand has a --cpu-only mode to suggest when no GPU is usable.
-  bool cpu_only_applies = false;
+  /// What to suggest when no GPU is usable, after the reason ("" ends the message there): the
+  /// --cpu-only mode where the command has one.
+  std::string no_device_hint;
 };
 
 /// Adds --device --format --output --warmup ... (design section 2) to `cmd`, bound to `opts`;

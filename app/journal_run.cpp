@@ -85,8 +85,8 @@ int run_journaled(const std::vector<planned_point>& points, const common_options
                              "measured",
                              journal.path()));
     } else if (const auto differs = identity_difference(kept.identity, id); !differs.empty()) {
-      throw usage_error(fmt::format("--resume: the journal {} belongs to another run: {}; run "
-                                    "without --resume to start afresh (the journal is replaced)",
+      throw usage_error(fmt::format("--resume: the journal {} belongs to another run: {}; remove "
+                                    "it to start afresh",
                                     journal.path(), differs));
     } else {
       note(opts,
@@ -95,8 +95,22 @@ int run_journaled(const std::vector<planned_point>& points, const common_options
                        kept.torn_tail ? "; its torn last line is ignored" : ""));
     }
   } else if (!journal.existing_text().empty()) {
-    note(opts, fmt::format("{}: an earlier run of this --output did not finish; its journal is "
-                           "replaced (--resume keeps its points)",
+    // Measured points are never dropped unasked: the user chooses, before anything is touched.
+    journal_contents earlier;
+    try {
+      earlier = parse_journal(journal.existing_text(), journal.path());
+    } catch (const usage_error&) {
+      // unreadable: nothing in it could be resumed, so nothing is lost by replacing it
+    }
+    if (!earlier.points.empty())
+      throw usage_error(fmt::format(
+          "{} holds {} measured point{} of an earlier run of this --output that did not finish "
+          "(started {}); add --resume to keep them and measure the rest, or remove {} to start "
+          "afresh",
+          journal.path(), earlier.points.size(), earlier.points.size() == 1 ? "" : "s",
+          earlier.meta.started_at, journal.path()));
+    note(opts, fmt::format("{}: the journal of an earlier run of this --output holds no point; "
+                           "it is replaced",
                            journal.path()));
   }
   // A journal without a point is worth nothing: a run that fails before its first point (bad

@@ -54,7 +54,7 @@ void print_error(const char* prefix, const char* what, const char* suffix = "") 
 
 int dispatch(int argc, char** argv) {
   using namespace gpubench;
-  app::cli_state state{std::vector<std::string>(argv, argv + argc), 0};
+  app::cli_state state{std::vector<std::string>(argv, argv + argc), 0, {}};
   CLI::App cli{"gpubench: GPU vs CPU benchmarks, measured, verified and reported", "gpubench"};
   try {
     cli.set_version_flag("--version", app::version_text());
@@ -80,8 +80,7 @@ int dispatch(int argc, char** argv) {
     print_error("", e.what());
     return exit_code::usage;
   } catch (const cuda::no_device_error& e) {
-    print_error("", e.what(),
-                state.cpu_only_applies ? ". Use --cpu-only to run the CPU reference alone." : ".");
+    print_error("", e.what(), state.no_device_hint.empty() ? "." : state.no_device_hint.c_str());
     return exit_code::no_device;
   } catch (const cuda::cuda_error& e) {
     print_error("CUDA: ", e.what());

@@ -56,7 +56,7 @@ void add_rerun_command(CLI::App& app, cli_state& state) {
   cmd->footer(std::string(rerun_examples) + exit_codes_help);
 
   cmd->callback([args, &state] {
-    state.cpu_only_applies = false; // a rerun runs where the file ran
+    state.no_device_hint.clear(); // a rerun runs where the file ran
     // A signal during this read (a FIFO, /dev/stdin) ends the process at once: nothing measured.
     const run_report source = load_rerun_source(args->path);
     if (!args->dry_run) defer_interrupts();

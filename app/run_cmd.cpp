@@ -10,6 +10,10 @@
 #include "gpubench/registry/registry.hpp"
 #include "gpubench/results/output.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -34,6 +38,22 @@ Options given on the command line override the file's "options". The run file fo
 in docs/run-files.md (JSON Schema: docs/schema/run-file.schema.json).
 )";
 
+/// --cpu-only runs a run file's CPU references alone, unless a benchmark in it has none: then the
+/// hint says which, rather than suggest an option that would fail next.
+std::string no_device_hint(const run_file& file) {
+  std::vector<std::string> gpu_only;
+  for (const auto& e : file.entries)
+    if (!e.bench->supports_cpu_only &&
+        std::find(gpu_only.begin(), gpu_only.end(), e.bench->name) == gpu_only.end())
+      gpu_only.push_back(e.bench->name);
+  if (gpu_only.empty()) return ". Use --cpu-only to run the CPU references alone.";
+  if (gpu_only.size() == file.entries.size()) return ".";
+  return fmt::format(". --cpu-only runs CPU references alone, but {} {} none (a GPU only): use "
+                     "a run file without {}",
+                     fmt::join(gpu_only, ", "), gpu_only.size() == 1 ? "has" : "have",
+                     gpu_only.size() == 1 ? "it" : "them");
+}
+
 } // namespace
 
 void add_run_command(CLI::App& app, cli_state& state) {
@@ -47,11 +67,11 @@ void add_run_command(CLI::App& app, cli_state& state) {
   cmd->footer(std::string(run_examples) + exit_codes_help);
 
   cmd->callback([cmd, args, &state] {
-    state.cpu_only_applies = true; // run files accept --cpu-only (CPU references alone)
     // Before the file is read: `run plan.json --output plan.json` would replace the plan.
     check_output_is_not_an_input(args->opts.output_path, "--output", {{"run file", args->path}});
     // A signal during this read (a FIFO, /dev/stdin) ends the process at once: nothing measured.
     const run_file file = load_run_file(args->path, all_benchmarks());
+    state.no_device_hint = no_device_hint(file);
     if (!args->dry_run) defer_interrupts();
     const auto given = [cmd](std::string_view name) {
       const CLI::Option* o = cmd->get_option_no_throw(std::string(name));

@@ -52,6 +52,10 @@ for f in ./usr/bin/gpubench ./usr/share/man/man1/gpubench.1.gz ./usr/share/man/m
   grep -q " $f\$" "$WORK/contents.txt" || fail "$f missing from the .deb"
 done
 dpkg-deb -f "$deb" Depends | grep -q libfmt || fail "Depends lacks libfmt"
+# docs/install.md lists every package the .deb depends on.
+for p in $(dpkg-deb -f "$deb" Depends | tr ',|' '\n\n' | sed 's/(.*//; s/ //g' | sort -u); do
+  grep -q "$p" docs/install.md || fail "docs/install.md does not list the .deb's dependency $p"
+done
 # OpenCV is optional: a binary that links it must declare it (dpkg-shlibdeps does).
 if readelf -d "$BUILD/app/gpubench" | grep -q 'NEEDED.*libopencv_imgproc'; then
   for p in libopencv-core libopencv-imgproc; do
@@ -72,6 +76,24 @@ bash -c "source '$WORK/root/usr/share/bash-completion/completions/gpubench' && c
   COMP_WORDS=(gpubench vecadd --dtype b) COMP_CWORD=3 && _gpubench && [[ \"\${COMPREPLY[*]}\" == bf16 ]] &&
   COMP_WORDS=(gpubench pip) COMP_CWORD=1 && _gpubench && [[ \"\${COMPREPLY[*]}\" == pipeline ]]" ||
   fail "bash completion from the .deb"
+step "the README's source install: cmake --install into ~/.local"
+# What the README's quick start does after its build: gpubench on PATH, man finds its pages
+# through PATH (man-db's manpath maps ~/.local/bin to ~/.local/share/man), the completions where
+# bash-completion looks for a user's own.
+home="$WORK/home"
+cmake --install "$BUILD" --prefix "$home/.local" > "$WORK/install.log" || { cat "$WORK/install.log"; fail "cmake --install"; }
+for f in bin/gpubench share/man/man1/gpubench.1.gz share/man/man1/gpubench-vecadd.1.gz \
+         share/bash-completion/completions/gpubench share/zsh/vendor-completions/_gpubench \
+         share/fish/vendor_completions.d/gpubench.fish share/gpubench/python/gpubench/html_report.py; do
+  [[ -f "$home/.local/$f" ]] || fail "cmake --install: $f missing"
+done
+[[ "$(HOME=$home PATH="$home/.local/bin:$PATH" bash -c 'command -v gpubench')" == "$home/.local/bin/gpubench" ]] ||
+  fail "gpubench is not on PATH after the README's export"
+HOME=$home PATH="$home/.local/bin:$PATH" expect_exit 0 gpubench vecadd --cpu-only --n 1K --min-samples 2 --max-samples 2 --min-time 0
+if command -v manpath > /dev/null; then
+  HOME=$home PATH="$home/.local/bin:$PATH" manpath 2>/dev/null | tr ':' '\n' | grep -qx "$home/.local/share/man" ||
+    fail "man does not search ~/.local/share/man with ~/.local/bin on PATH"
+fi
 step "lintian"
 lintian --fail-on error --suppress-tags no-manual-page "$deb" | tee "$WORK/lintian.txt"
 

@@ -156,6 +156,11 @@ class Devices(CompareCase):
         rows = json.loads(allowed.stdout)["rows"]
         self.assertEqual(len(rows), sum(len(r["measurements"]) for r in h200["results"]))
         self.assertEqual({r["verdict"] for r in rows}, {"same"})
+        # The warning names the option that allowed it, not another one.
+        table = gpubench("compare", SYNTHETIC_H200, other_path, "--allow-device-mismatch")
+        self.assertIn("(compared anyway: --allow-device-mismatch)", table.stdout)
+        table = gpubench("compare", SYNTHETIC_H200, other_path, "--force")
+        self.assertIn("(compared anyway: --force)", table.stdout)
 
 
 class Formats(CompareCase):

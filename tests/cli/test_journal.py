@@ -169,7 +169,15 @@ class Journal(unittest.TestCase):
         finally:
             first.kill()
             first.communicate()
-        # The kernel released the killed run's lock: nothing stale stops the next one.
+        # The kernel released the killed run's lock: nothing stale stops the next one, but the
+        # killed run's measured point is not dropped unasked.
+        proc = run(*SWEEP, "--output", self.out)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertNotIn("another process", proc.stderr)
+        self.assertIn("holds 1 measured point of an earlier run", proc.stderr)
+        self.assertIn("add --resume to keep them", proc.stderr)
+        self.assertTrue(os.path.exists(self.journal))
+        os.remove(self.journal)
         proc = run(*SWEEP, "--output", self.out)
         self.assertEqual(proc.returncode, 0, proc.stderr)
 

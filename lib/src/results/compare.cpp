@@ -201,16 +201,18 @@ void check_environments(comparison& c, const compare_options& opts) {
   const auto& b = c.base_env;
   const auto& n = c.new_env;
   const auto refuse = [&](const std::string& what, bool allowed,
-                          const char* hint = "pass --force to compare them anyway") {
+                          const char* hint = "pass --force to compare them anyway",
+                          const char* given = "--force") {
     if (!allowed) throw usage_error(what + "; " + hint);
-    c.warnings.push_back(what + " (compared anyway: --force)");
+    c.warnings.push_back(fmt::format("{} (compared anyway: {})", what, given));
   };
   if (!b.gpus.empty() && !n.gpus.empty() && b.gpus != n.gpus) {
     refuse(fmt::format("BASE ran on {} but NEW on {}: timings from different GPU models are not "
                        "comparable",
                        fmt::join(b.gpus, ", "), fmt::join(n.gpus, ", ")),
            opts.force || opts.allow_device_mismatch,
-           "pass --allow-device-mismatch (or --force) to compare them anyway");
+           "pass --allow-device-mismatch (or --force) to compare them anyway",
+           opts.allow_device_mismatch ? "--allow-device-mismatch" : "--force");
   }
   if (!b.driver.empty() && !n.driver.empty() && b.driver != n.driver) {
     refuse(

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <ostream>
+#include <utility>
 
 namespace gpubench {
 namespace {
@@ -91,9 +92,18 @@ std::vector<std::string> summary_lines(const comparison& c) {
   const double margin = one_run ? c.same_margin - c.run_noise : c.same_margin;
   const std::string same = margin > 0 ? fmt::format("same within +-{:.1f}%", 100.0 * margin)
                                       : std::string("never same with one run a side");
-  const std::string limit = one_run ? fmt::format("threshold {:.1f}% + run noise {:.1f}%",
-                                                  100.0 * c.threshold, 100.0 * c.run_noise)
-                                    : fmt::format("threshold {:.1f}%", 100.0 * c.threshold);
+  // Each class's threshold is on the "Gated:" line below; host-clock rows gated with --gate host
+  // are judged at theirs, not at the GPU rows'.
+  bool own_thresholds = false;
+  for (const auto kind : {gate_class::host, gate_class::host_bound}) {
+    const auto t = c.threshold_of(kind);
+    own_thresholds = own_thresholds || (c.rows_of(kind) > 0 && t && *t != c.threshold);
+  }
+  const std::string base_limit = own_thresholds
+                                     ? std::string("thresholds as gated")
+                                     : fmt::format("threshold {:.1f}%", 100.0 * c.threshold);
+  const std::string limit =
+      one_run ? fmt::format("{} + run noise {:.1f}%", base_limit, 100.0 * c.run_noise) : base_limit;
   std::vector<std::string> lines;
   lines.push_back(
       fmt::format("{} of {} BASE measurements compared ({:.0f}%): {} faster, {} slower, "
@@ -105,6 +115,10 @@ std::vector<std::string> summary_lines(const comparison& c) {
                               c.base_env.runs == 1 ? "" : "s", c.new_env.runs, limit, same,
                               100 * (1 - c.alpha)));
   for (auto& line : gate_lines(c)) lines.push_back(std::move(line));
+  if (margin <= 0)
+    lines.push_back(fmt::format("Never same: one run a side adds {:.1f}% run noise, more than the "
+                                "{:.1f}% margin of same; two runs a side or more can be",
+                                100.0 * c.run_noise, 100.0 * c.same_margin));
   lines.push_back(code_line(c.base_env, c.new_env));
   return lines;
 }

@@ -96,6 +96,17 @@ std::string derived_value(const std::string& key, const json& v) {
   if (key.find("fraction") != std::string::npos || key.find("efficiency") != std::string::npos)
     return fmt::format("{:.1f}%", x * 100);
   if (key.ends_with("_s") && !key.ends_with("per_s")) return format_seconds(x);
+  // Rates and counts as the table shows them ("1.42 M images/s", not 1.418e+06).
+  const auto unit_before = [&key](std::string_view tail) {
+    const std::string head = key.substr(0, key.size() - tail.size());
+    const auto underscore = head.rfind('_');
+    std::string unit = underscore == std::string::npos ? head : head.substr(underscore + 1);
+    if (unit == "flops") unit = "FLOP";
+    return unit;
+  };
+  if (key.ends_with("_per_s")) return fmt::format("{} {}/s", scaled(x, ""), unit_before("_per_s"));
+  if (key.ends_with("_per_step"))
+    return fmt::format("{} {}/step", scaled(x, ""), unit_before("_per_step"));
   return fmt::format("{:.4g}", x);
 }
 
@@ -295,8 +306,11 @@ std::vector<std::string> legend_items(const run_report& rep) {
   for (const char* k : {"max-n", "timeout", "intr"})
     if (has(stops, k)) limits.emplace_back(k);
   if (!limits.empty())
-    items.push_back(
-        fmt::format("{} = a limit ended sampling (not converged)", fmt::join(limits, ", ")));
+    items.push_back(fmt::format("{} = a limit ended sampling (not converged: more --max-samples or "
+                                "--timeout, or a quieter machine; docs/methodology.md)",
+                                fmt::join(limits, ", ")));
+  if (has(stops, "yes"))
+    items.emplace_back("stop yes = converged (an older file, which names no stop reason)");
   if (has(stops, "no")) items.emplace_back("stop no = not converged (an older file)");
   if (flagged) items.emplace_back("* = telemetry flagged (thermal, hw slowdown, another process)");
   if (host_bound) items.emplace_back("^ = host-bound: the host's launches paced the GPU");

@@ -1,6 +1,9 @@
 #include "gpubench/vecadd/vecadd_bench.hpp"
 
+#include "gpubench/core/half.hpp"
+
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/half.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
@@ -22,16 +25,20 @@ using nlohmann::json;
 
 namespace {
 
-/// What the CPU reference is, for the output .
+/// What the CPU reference is, for the output: the path vecadd_cpu.cpp takes on this CPU.
 std::string vecadd_reference_description(dtype type, int threads) {
-  const bool half = type == dtype::f16 || type == dtype::bf16;
+  std::string path = fmt::format("; native {} add", dtype_name(type));
+  if (type == dtype::f16)
+    path = detail::f16c_available()
+               ? "; f16 widened to f32 with F16C eight at a time, added, rounded back "
+                 "the same way"
+               : "; f16 widened to f32, added and rounded back by portable bit "
+                 "arithmetic (no F16C on this CPU)";
+  if (type == dtype::bf16)
+    path = "; bf16 widened to f32, added and rounded back by bit arithmetic, a block at a time";
   return fmt::format("{} threads, one contiguous range each, a plain loop the compiler vectorizes "
-                     "(-O3, baseline ISA){}",
-                     threads,
-                     half ? fmt::format("; {} elements converted to f32, added, rounded back one "
-                                        "at a time in software",
-                                        dtype_name(type))
-                          : fmt::format("; native {} add", dtype_name(type)));
+                     "(-O3, baseline ISA, no -march=native){}",
+                     threads, path);
 }
 
 /// Chunk boundaries for the overlapped path, rounded to 256 elements so every chunk keeps the
