@@ -34,6 +34,43 @@ for _candidate in (os.path.join(_HERE, "..", "python"), os.path.join(_HERE, "pyt
 from gpubench import charts  # noqa: E402
 
 
+def save(fig, path, **options):
+    """Saves `fig` at `path` as gpubench writes every file (docs/reliability.md, "Files that
+    cannot be turned"): into a new temporary file beside it, renamed over it, and an existing
+    `path` replaced only if it is a regular file of this user with one link (a symlink or a hard
+    link planted there is refused: ValueError naming it)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        import stat  # pylint: disable=import-outside-toplevel
+        why = ("is a symlink" if stat.S_ISLNK(st.st_mode)
+               else "is not a regular file" if not stat.S_ISREG(st.st_mode)
+               else f"has {st.st_nlink} hard links" if st.st_nlink != 1
+               else f"belongs to another user (uid {st.st_uid})" if st.st_uid != os.geteuid()
+               else "")
+        if why:
+            raise ValueError(f"{path}: {why}; remove it or give another --out")
+    import tempfile  # pylint: disable=import-outside-toplevel
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".",
+                               dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format=os.path.splitext(path)[1][1:], **options)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("files", nargs="+", metavar="RESULT.json")
@@ -55,14 +92,18 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     written = []
     for name, fig in charts.figures(collection) + charts.multi_gpu_heatmaps(docs):
-        fig.tight_layout()
-        path = os.path.join(args.out, name + ".png")
-        fig.savefig(path, dpi=120)
-        written.append(path)
-        if args.svg:
-            path = os.path.join(args.out, name + ".svg")
-            fig.savefig(path)
+        charts.finalize(fig)
+        try:
+            path = os.path.join(args.out, name + ".png")
+            save(fig, path, dpi=120)
             written.append(path)
+            if args.svg:
+                path = os.path.join(args.out, name + ".svg")
+                save(fig, path)
+                written.append(path)
+        except ValueError as e:
+            print(f"plot.py: {e}", file=sys.stderr)
+            return 2
         plt.close(fig)
     if not written:
         print("plot.py: nothing to plot in these files", file=sys.stderr)

@@ -10,7 +10,9 @@ percentile of the raw samples. A series (a mode, an implementation) has one colo
 figure and panel, and legends use the names of the docs (cpu-augment, CPU reference).
 """
 import json
+import math
 import statistics
+import textwrap
 
 SCHEMA = "gpubench/1"
 MATPLOTLIB_MISSING = (
@@ -72,6 +74,128 @@ def colour_of(label):
 
 def display_name(key):
     return DISPLAY_NAMES.get(key, key)
+
+
+# ---- layout: titles that wrap, legends beside the data, plain tick labels ----------------------
+
+def wrapped(text, width_inches, fontsize):
+    """`text` folded at spaces into lines that fit `width_inches` at `fontsize` points (a glyph of
+    DejaVu Sans is at most about 0.6 of the size wide)."""
+    chars = max(20, int(width_inches * 72 / (0.6 * fontsize)))
+    return "\n".join(textwrap.wrap(text, chars)) or text
+
+
+def set_title(ax, text):
+    """An axes title folded to the axes' width: never cut at the figure's edge."""
+    fig = ax.get_figure()
+    size = plt.rcParams["axes.titlesize"]
+    points = size if isinstance(size, (int, float)) else 12
+    ax.set_title(wrapped(text, ax.get_position().width * fig.get_figwidth(), points))
+
+
+def set_suptitle(fig, text):
+    fig.suptitle(wrapped(text, fig.get_figwidth() * 0.95, 12))
+
+
+def finalize(fig):
+    """Lays `fig` out for saving: tight_layout, then each axes' title and x label folded again to
+    the width the layout left the axes (long tick labels narrow it), and laid out once more. What
+    scripts/plot.py and the HTML page call before saving."""
+    import warnings  # noqa: E402 pylint: disable=import-outside-toplevel
+    with warnings.catch_warnings():
+        # Long labels: tight_layout does what it can; its warning would only alarm the user.
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
+        for ax in fig.axes:
+            width = ax.get_position().width * fig.get_figwidth()
+            for text, size in ((ax.title, 12), (ax.xaxis.label, 10)):
+                flat = " ".join(text.get_text().split())
+                if flat:
+                    text.set_text(wrapped(flat, width, size))
+        fig.tight_layout()
+
+
+def count_text(v):
+    """A tick label as people write sizes: 8, 512, 64Ki, 16Mi for powers of two, else 1.5k, 3M."""
+    if v <= 0:
+        return "0"
+    for unit, scale in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+        if v >= scale and v % scale == 0:
+            return f"{int(v // scale)}{unit}"
+    if float(v).is_integer() and v < 10000:
+        return str(int(v))
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if v >= scale:
+            return f"{v / scale:.3g}{unit}"
+    return f"{v:.3g}"
+
+
+def plain_log_x(ax, xs):
+    """A log-2 x axis whose ticks are the sizes measured, written plainly (8, not 2^3); at most
+    about ten labels, the ends always among them."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+    ax.set_xscale("log", base=2)
+    values = sorted({x for x in xs if x and x > 0})
+    if not values:
+        return
+    step = max(1, math.ceil(len(values) / 10))
+    ticks = values[::step]
+    if ticks[-1] != values[-1]:
+        ticks.append(values[-1])
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: count_text(v)))
+    ax.xaxis.set_minor_locator(NullLocator())
+
+
+def plain_log_y(ax):
+    """A log y axis labelled 300, 1k, 30k (no 3 x 10^3): at 1, 2 and 5 of each decade when the
+    data span two decades or less (so that a narrow range still has labels), else at each
+    decade."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+    ax.set_yscale("log")
+    low, high = ax.get_ylim()
+    narrow = low > 0 and high / low <= 100
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if narrow else (1.0,)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: count_text(v)))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def xs_of(series):
+    return [x for points in series.values() for x in points]
+
+
+def layout_problems(fig):
+    """What a reader would see cut or covered in `fig`, as text: a text (title, label, tick label,
+    legend) reaching beyond the figure, or a legend over an axes' data area. Empty when none."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    problems = []
+    texts = list(fig.texts)
+    if getattr(fig, "_suptitle", None) is not None:
+        texts.append(fig._suptitle)  # pylint: disable=protected-access
+    for ax in fig.axes:
+        texts += [ax.title, ax._left_title, ax._right_title,  # pylint: disable=protected-access
+                  ax.xaxis.label, ax.yaxis.label]
+        for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            lo, hi = min(lo, hi), max(lo, hi)
+            # Ticks outside the view limits are not drawn: only the drawn labels count.
+            texts += [t.label1 for t in axis.get_major_ticks()
+                      if lo <= t.get_loc() <= hi and t.label1.get_visible()]
+        legend = ax.get_legend()
+        if legend is not None:
+            lb = legend.get_window_extent(renderer)
+            if lb.overlaps(ax.get_window_extent(renderer)):
+                problems.append("a legend covers the data of the axes titled "
+                                f"{ax.get_title()[:60]!r}")
+            texts += list(legend.get_texts())
+    for t in texts:
+        if t is None or not t.get_text() or not t.get_visible():
+            continue
+        b = t.get_window_extent(renderer)
+        if b.x0 < box.x0 - 1 or b.y0 < box.y0 - 1 or b.x1 > box.x1 + 1 or b.y1 > box.y1 + 1:
+            problems.append(f"text cut at the figure's edge: {t.get_text()[:60]!r}")
+    return problems
 
 
 class Result:
@@ -205,7 +329,9 @@ def finish(ax, xlabel, ylabel, legend=True):
     ax.set_ylabel(ylabel)
     ax.grid(True, which="both", alpha=0.3)
     if legend:
-        ax.legend(fontsize="small")
+        # Beside the axes, never over a line; the figure's layout makes room for it.
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                  borderaxespad=0.0)
 
 
 def vecadd_bandwidth_series(c):
@@ -239,9 +365,9 @@ def bandwidth_figure(c, series, title, xlabel):
         if peak.get("measured"):
             ax.axhline(peak["measured"] / 1e9, color="grey", linestyle=":",
                        label=f"measured D2D copy peak ({name})")
-    ax.set_xscale("log", base=2)
+    plain_log_x(ax, xs_of(series))
     ax.set_ylim(bottom=0)
-    ax.set_title(title)
+    set_title(ax, title)
     finish(ax, xlabel, "bandwidth (GB/s), median, bars 25th-75th percentile")
     return fig
 
@@ -288,11 +414,11 @@ def vecadd_transfers_figure(c, require_trend=False):
         return None
     fig, ax = plt.subplots(figsize=(9, 5.5))
     series_plot(ax, series)
-    ax.set_xscale("log", base=2)
+    plain_log_x(ax, xs_of(series))
     ax.set_ylim(bottom=0)
     what = ("pinned vs pageable host memory" if len(memories) > 1
             else f"{next(iter(memories))} host memory")
-    ax.set_title(f"host-device transfer bandwidth (H2D, D2H), {what}, {c.machine()}")
+    set_title(ax, f"host-device transfer bandwidth (H2D, D2H), {what}, {c.machine()}")
     finish(ax, "elements per vector (log scale)",
            "bandwidth (GB/s), median, bars 25th-75th percentile")
     return fig
@@ -319,10 +445,12 @@ def augment_figure(c, require_trend=False):
         return None
     fig, ax = plt.subplots(figsize=(9, 5.5))
     series_plot(ax, series)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_title("augment (crop, resize, rotate, blur, normalize): images/s vs batch, GPU "
-                 f"implementations and CPU baselines, {c.machine()}")
+    plain_log_x(ax, xs_of(series))
+    plain_log_y(ax)
+    gpu = any(r.device is not None for r in c.of("augment"))
+    what = "GPU implementations and CPU baselines" if gpu else "CPU baselines"
+    set_title(ax, f"augment (crop, resize, rotate, blur, normalize): images/s vs batch, {what}, "
+                  f"{c.machine()}")
     finish(ax, "batch size (images, log scale)", "throughput (images/s, log scale)")
     return fig
 
@@ -372,11 +500,11 @@ def log_panels_figure(panels, require_trend, title_of, labels_of, suptitle):
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
     for ax, key in zip(axes[0], sorted(panels)):
         series_plot(ax, panels[key])
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(title_of(key))
+        plain_log_x(ax, xs_of(panels[key]))
+        plain_log_y(ax)
+        set_title(ax, title_of(key))
         finish(ax, *labels_of(key))
-    fig.suptitle(suptitle)
+    set_suptitle(fig, suptitle)
     return fig
 
 
@@ -443,7 +571,7 @@ def clocks_figure(c, require_trend=False):
     ax.set_yticklabels([p[0] for p in points], fontsize="small")
     ax.invert_yaxis()
     ax.set_xlim(left=0)
-    ax.set_title(f"SM clock of each GPU measurement, in the order measured, {c.machine()}")
+    set_title(ax, f"SM clock of each GPU measurement, in the order measured, {c.machine()}")
     finish(ax, "SM clock (MHz, axis from 0)", "")
     return fig
 
@@ -463,14 +591,25 @@ def distribution_figure(c, benchmark):
                          f"stop: {stop})", [t / mid for t in times]))
     if not rows:
         return None
+    # Zoomed to the bulk (each row's 1st to 99th percentile, at least 0.9 to 1.1): one outlier
+    # must not squeeze every box into a line. Samples outside are counted on their row.
+    low = min(min(0.9, percentile(r[1], 0.01)) for r in rows)
+    high = max(max(1.1, percentile(r[1], 0.99)) for r in rows)
+    pad = 0.03 * (high - low)
+    low, high = low - pad, high + pad
+    labels = []
+    for label, values in rows:
+        outside = sum(1 for v in values if v < low or v > high)
+        labels.append(label if not outside else f"{label}, {outside} outside the axis")
     fig, ax = plt.subplots(figsize=(10, 1.4 + 0.26 * len(rows)))
     ax.boxplot([r[1] for r in rows], vert=False, widths=0.6, flierprops={"markersize": 3})
+    ax.set_xlim(low, high)
     ax.set_yticks(range(1, len(rows) + 1))
-    ax.set_yticklabels([r[0] for r in rows], fontsize="small")
+    ax.set_yticklabels(labels, fontsize="small")
     ax.invert_yaxis()
     ax.axvline(1.0, color="tab:red", linewidth=1, label="median")
-    ax.set_title(f"{benchmark}: sample distribution of each measurement, time over its median")
-    finish(ax, "sample time / median (1.0 = median; zoomed to the samples)", "")
+    set_title(ax, f"{benchmark}: sample distribution of each measurement, time over its median")
+    finish(ax, "sample time / median (1.0 = median; zoomed to the 1st-99th percentiles)", "")
     return fig
 
 
@@ -534,7 +673,7 @@ def multi_gpu_heatmaps(docs):
         ax.set_yticks(range(len(ranks)), labels, fontsize=8)
         fig.colorbar(image, ax=ax, label="median time / median across ranks")
         agg = doc["aggregate"]
-        ax.set_title(f"{agg['mode']}: each rank's median time over the median across ranks, "
-                     f"{agg['ranks']} ranks on {agg['nodes']} node(s)")
+        set_title(ax, f"{agg['mode']}: each rank's median time over the median across ranks, "
+                      f"{agg['ranks']} ranks on {agg['nodes']} node(s)")
         out.append(("multi-gpu-heatmap" if index == 0 else f"multi-gpu-heatmap-{index + 1}", fig))
     return out

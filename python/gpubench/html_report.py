@@ -20,7 +20,6 @@ import json
 import re
 import subprocess
 import sys
-import warnings
 
 from gpubench import charts
 
@@ -86,11 +85,8 @@ class Page:
         and closes it. Each chart gets its own id salt: several SVGs share one document."""
         plt = charts.plt
         self.charts += 1
-        with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"chart{self.charts}"}), \
-                warnings.catch_warnings():
-            # Long labels: tight_layout does what it can; its warning would only alarm the user.
-            warnings.simplefilter("ignore", UserWarning)
-            fig.tight_layout()
+        with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"chart{self.charts}"}):
+            charts.finalize(fig)
             buf = io.StringIO()
             fig.savefig(buf, format="svg", metadata={"Date": None})
         plt.close(fig)
@@ -340,7 +336,7 @@ def compare_chart(rows, title):
                         f"{params_text({k: r['params'][k] for k in keys if k in r['params']})}: "
                         f"{r['measurement']}" for r in rows], fontsize="small")
     ax.invert_yaxis()
-    ax.set_title(title)
+    charts.set_title(ax, title)
     charts.finish(ax, "change of the median time, NEW vs BASE (%), with its interval "
                   "(positive = slower)", "")
     return fig
@@ -518,7 +514,7 @@ def trend_chart(key, points, labels, marks):
     ax.set_xticklabels([labels[i] for i in ticks], rotation=30, ha="right", fontsize="x-small")
     ax.set_ylim(bottom=0)
     params_obj = json.loads(params)
-    ax.set_title(f"{bench} {params_text(params_obj)}: {name}, median time per run", fontsize=10)
+    charts.set_title(ax, f"{bench} {params_text(params_obj)}: {name}, median time per run")
     # No grid: a history has hundreds of these charts, and the page must stay small.
     charts.finish(ax, "run (commit order: git, date)", f"time ({unit}, axis from 0)")
     ax.grid(False)

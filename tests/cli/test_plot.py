@@ -5,7 +5,7 @@ import subprocess
 import tempfile
 import unittest
 
-from gpubench_cli import PLOT_PYTHON, SYNTHETIC_H200, recorded_results
+from gpubench_cli import FAST, PLOT_PYTHON, SYNTHETIC_H200, recorded_results, run
 
 SOURCE_DIR = os.environ.get("GPUBENCH_SOURCE_DIR",
                             os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -21,6 +21,60 @@ FIGURES = ["vecadd-bandwidth", "vecadd-transfers", "augment-throughput", "pipeli
 def plot(*args):
     return subprocess.run([PLOT_PYTHON, PLOT, *args], capture_output=True, text=True, timeout=300,
                           check=False)
+
+
+LAYOUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "chart_layout.py")
+
+
+class Layout(unittest.TestCase):
+    """Charts that read: no title, label or legend cut at the figure's edge, no legend over the
+    data, plain tick labels, the batch axis at the batches measured, box plots zoomed to the
+    bulk, titles that say what the chart holds (tests/cli/chart_layout.py draws them)."""
+
+    def layout(self, *files):
+        proc = subprocess.run([PLOT_PYTHON, LAYOUT, *files], capture_output=True, text=True,
+                              timeout=300, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("PROBLEM", proc.stdout)
+        self.assertIn("CHECKED", proc.stdout)
+        return proc.stdout
+
+    def test_h200_results_and_the_synthetic_file(self):
+        out = self.layout(*H200_FILES)
+        self.assertIn("GPU implementations and CPU baselines", out)
+        self.assertNotRegex(out, r"TICKS .*(\^|e\+|\$)")
+        self.layout(SYNTHETIC_H200)
+
+    def test_a_cpu_only_augment_sweep_says_so_and_labels_its_batches(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "aug.json")
+            proc = run("augment", "--cpu-only", "--batch", "2,8", "--size", "48", "--crop", "32",
+                       "--resize", "40", *FAST, "-q", "--output", path)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            out = self.layout(path)
+        title = next(l for l in out.splitlines() if l.startswith("AUGMENT TITLE"))
+        self.assertIn("CPU baselines", title)
+        self.assertNotIn("GPU", title)
+        self.assertIn("AUGMENT XTICKS 2 8\n", out)
+        yticks = next(l for l in out.splitlines() if l.startswith("AUGMENT YTICKS"))
+        self.assertGreaterEqual(len(yticks.split()), 4, "a narrow range still has labels")
+
+    def test_one_outlier_does_not_stretch_a_box_plot(self):
+        with open(SYNTHETIC_H200, encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["results"] = doc["results"][:1]
+        doc["results"][0]["measurements"] = doc["results"][0]["measurements"][:1]
+        m = doc["results"][0]["measurements"][0]
+        m["samples"] = [1e-3 * (1 + 0.01 * (i % 7)) for i in range(150)] + [12e-3]
+        m["stats"]["median"] = 1.03e-3
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "outlier.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            out = self.layout(path)
+        xlim = float(next(l for l in out.splitlines()
+                          if l.startswith("DISTRIBUTION vecadd")).split()[-1])
+        self.assertLess(xlim, 2.0, "the axis stops at the bulk, not at the 12x outlier")
 
 
 class Plot(unittest.TestCase):
@@ -50,6 +104,20 @@ class Plot(unittest.TestCase):
                 self.assertIn("NVIDIA H200", text)  # the title names the GPU
         self.assertEqual(sorted(proc.stdout.split()),
                          sorted(os.path.join(out, n + e) for n in FIGURES for e in (".png", ".svg")))
+
+    def test_a_planted_link_in_place_of_a_figure_is_refused(self):
+        out = os.path.join(self.tmp.name, "plots")
+        os.mkdir(out)
+        victim = os.path.join(self.tmp.name, "victim")
+        with open(victim, "w", encoding="utf-8") as f:
+            f.write("precious")
+        os.symlink(victim, os.path.join(out, "vecadd-bandwidth.png"))
+        proc = plot(*H200_FILES, "--out", out)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("vecadd-bandwidth.png: is a symlink", proc.stderr)
+        with open(victim, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "precious")
+        self.assertFalse([n for n in os.listdir(out) if n.startswith(".")], "no temporary left")
 
     def test_png_only_without_svg(self):
         proc = plot(*H200_FILES, "--out", self.tmp.name)
