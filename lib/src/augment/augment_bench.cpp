@@ -234,7 +234,8 @@ result run_augment_point(const json& point, run_context& ctx) {
     auto m = measure_host("cpu_reference", opts.measure, cpu_work, reference);
     m.description = fmt::format(
         "{} threads, one range of images each; float32 per-op passes (crop, resize, rotate, "
-        "separable blur, normalize) the compiler vectorizes (-O3, baseline ISA, no -march=native, no FMA "
+        "separable blur, normalize) the compiler vectorizes (-O3, baseline ISA, no -march=native, "
+        "no FMA "
         "contraction)",
         pool.size());
     add_cpu_energy(m, opts, reference, images, "image");

@@ -194,7 +194,8 @@ result run_pipeline_point(const json& point, run_context& ctx) {
                           "pinned memory",
                           augment_opencv::row_description(ctx.cpu_pool().size()))
             : fmt::format("{} threads: the augment CPU reference (float32 per-op passes, "
-                          "compiler-vectorized, baseline ISA, no -march=native; OpenCV {}) on each batch, then its "
+                          "compiler-vectorized, baseline ISA, no -march=native; OpenCV {}) on each "
+                          "batch, then its "
                           "upload from pinned memory",
                           ctx.cpu_pool().size(), augment_opencv::absence_reason());
     r.measurements.push_back(std::move(m));
