@@ -81,6 +81,26 @@ echo "== gpubench compare ci-smoke-1.json ci-smoke-2.json" | tee -a "$out/bench.
 "$bin" compare "$out/ci-smoke-1.json" "$out/ci-smoke-2.json" 2>&1 | tee -a "$out/bench.txt"
 echo "(compare exit ${PIPESTATUS[0]})" | tee -a "$out/bench.txt"
 run seed-reproduction run "$root/configs/seed-reproduction.json"
+# Records that name their code and their GPUs (docs/json-schema.md): every result's
+# meta.build.source_sha256 is the one --version prints, every device has its UUID and PCI bus id.
+echo "== records: meta.build and each device's uuid" | tee -a "$out/bench.txt"
+"$bin" --version > "$out/version.txt"
+python3 - "$out/version.txt" "$out"/devices.json "$out"/vecadd-10M.json "$out"/ci-smoke-1.json <<'PY' 2>&1 | tee -a "$out/bench.txt"
+import json, re, sys
+want = re.search(r"Sources: sha256 ([0-9a-f]{64})", open(sys.argv[1]).read()).group(1)
+bad = 0
+for path in sys.argv[2:]:
+    doc = json.load(open(path))
+    build = doc["meta"].get("build", {})
+    ok = build.get("source_sha256") == want and all(
+        re.match(r"GPU-[0-9a-f-]{36}$", d.get("uuid", "")) and d.get("pci_bus_id")
+        for d in doc["devices"]) and doc["devices"]
+    bad += not ok
+    print(f"{path}: source {build.get('source_sha256', '-')[:12]}, devices "
+          f"{[(d.get('uuid'), d.get('pci_bus_id')) for d in doc['devices']]}: {'ok' if ok else 'WRONG'}")
+sys.exit(1 if bad else 0)
+PY
+(( PIPESTATUS[0] == 0 )) || test_rc=1
 # GPUBENCH_ANCHORS=1: also nvbench and BabelStream beside gpubench (scripts/gpu-anchors.sh, about
 # 3 minutes; the tools built beforehand by scripts/anchors/build.sh into .deps/).
 if [[ ${GPUBENCH_ANCHORS:-0} == 1 ]]; then

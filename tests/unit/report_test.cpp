@@ -77,6 +77,32 @@ TEST_CASE("JSON carries the schema id and survives a round trip", "[report]") {
   CHECK(to_json(back) == j);
 }
 
+TEST_CASE("a result names its GPUs and its code; older files without them still load", "[report]") {
+  auto rep = sample_report();
+  rep.devices[0].info.uuid = "GPU-0a1b2c3d-0000-1111-2222-333344445555";
+  rep.devices[0].info.pci_bus_id = "00000000:19:00.0";
+  rep.meta.source_hash = std::string(64, 'e');
+  const auto j = to_json(rep);
+  CHECK(j["devices"][0]["uuid"] == "GPU-0a1b2c3d-0000-1111-2222-333344445555");
+  CHECK(j["devices"][0]["pci_bus_id"] == "00000000:19:00.0");
+  CHECK(j["meta"]["build"] ==
+        nlohmann::json{{"git", "abc"}, {"source_sha256", std::string(64, 'e')}});
+  const auto back = report_from_json(j);
+  CHECK(back.devices[0].info.uuid == rep.devices[0].info.uuid);
+  CHECK(back.meta.source_hash == rep.meta.source_hash);
+  CHECK(to_json(back) == j);
+  auto old = j;
+  old["devices"][0].erase("uuid");
+  old["meta"].erase("build");
+  const auto read = report_from_json(old);
+  CHECK(read.devices[0].info.uuid.empty());
+  CHECK(read.meta.source_hash.empty());
+  CHECK(to_json(read) == old); // written back as it was: nothing invented
+  auto bad = j;
+  bad["devices"][0]["uuid"] = "GPU-\u202e";
+  CHECK_THROWS_WITH(report_from_json(bad), Catch::Contains("devices[0].uuid"));
+}
+
 TEST_CASE("a GPU row records its L2 flush; a file without the field still loads", "[report]") {
   auto rep = sample_report();
   auto& m = rep.results.at(0).measurements.at(0);

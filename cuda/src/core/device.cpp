@@ -42,6 +42,7 @@ device_info query_device(int device) {
   std::array<char, 32> bus{};
   GPUBENCH_CUDA_TRY(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), device));
   info.pci_bus_id = bus.data();
+  info.uuid = device_uuid(device);
   return info;
 }
 

@@ -130,6 +130,7 @@ json to_json(const device_record& d) {
          {"peak_bytes_per_s", i.peak_bytes_per_s()},
          {"pci_bus_id", i.pci_bus_id},
          {"async_engines", i.async_engines}};
+  if (!i.uuid.empty()) j["uuid"] = i.uuid; // absent from files written before it was recorded
   json measured = json::object();
   if (d.d2d_bytes_per_s) measured["d2d_bytes_per_s"] = *d.d2d_bytes_per_s;
   if (d.h2d_bytes_per_s) measured["h2d_bytes_per_s"] = *d.h2d_bytes_per_s;
@@ -334,6 +335,7 @@ device_record device_from_json(const json& j, const std::string& path) {
   d.info.bus_width_bits = integer_in(r, "bus_width_bits", 0, 1 << 20);
   d.info.mem_clock_khz = integer_in(r, "mem_clock_khz", 0, 1 << 30);
   if (const auto* p = r.maybe("pci_bus_id", json::value_t::string)) d.info.pci_bus_id = *p;
+  if (const auto* u = r.maybe("uuid", json::value_t::string)) d.info.uuid = *u;
   if (r.maybe("async_engines", json::value_t::number_integer) != nullptr)
     d.info.async_engines = integer_in(r, "async_engines", 0, 1 << 10);
   if (const auto* m = r.maybe("measured", json::value_t::object)) {

@@ -21,6 +21,9 @@ struct device_info {
   int max_threads_per_sm = 0;
   int async_engines = 0;
   std::string pci_bus_id;
+  /// "GPU-xxxxxxxx-..." as nvidia-smi prints it (device_uuid): what tells one GPU from another of
+  /// the same model, across machines; "" in files written before it was recorded.
+  std::string uuid;
   /// 2 x memory clock x bus width (double data rate), bytes/s.
   [[nodiscard]] double peak_bytes_per_s() const noexcept {
     return 2.0 * mem_clock_khz * 1e3 * (bus_width_bits / 8.0);
