@@ -287,7 +287,8 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
   for (const auto& n :
        no_effect_notes(opts, [&](const option_spec& s) { return given_on_line(s.name); }))
     say(n);
-  for (const auto& n : notes) std::fprintf(stderr, "gpubench: note: %s\n", n.c_str());
+  for (const auto& n : notes)
+    std::fprintf(stderr, "gpubench: note: %s\n", printable_message(n).c_str());
 }
 
 output_format output_file_format(const std::string& output_format_text,
@@ -491,8 +492,10 @@ int emit_report(const run_report& report, const common_options& opts) {
   // Points that did not run are in the report, but a person watching stderr should hear of them.
   for (const auto& r : report.results)
     if (r.status == result_status::skipped || r.status == result_status::error)
-      std::fprintf(stderr, "gpubench: %s point %s: %s\n", r.benchmark.c_str(),
-                   std::string(to_string(r.status)).c_str(), r.reason.c_str());
+      std::fprintf(stderr, "gpubench: %s\n",
+                   printable_message(
+                       fmt::format("{} point {}: {}", r.benchmark, to_string(r.status), r.reason))
+                       .c_str());
   // The file first: it is the complete record, and stdout may be a closed pipe.
   const auto render = [&report](output_format f) {
     std::ostringstream text;

@@ -9,6 +9,7 @@
 #include "gpubench/engine/env.hpp"
 #include "gpubench/engine/option_table.hpp"
 #include "gpubench/results/journal.hpp"
+#include "gpubench/results/output.hpp"
 
 #include <fmt/format.h>
 
@@ -68,7 +69,8 @@ journal_identity identity_of(const std::vector<planned_point>& points, const com
 }
 
 void note(const common_options& opts, const std::string& text) {
-  if (opts.verbosity > 0) std::fprintf(stderr, "gpubench: %s\n", text.c_str());
+  // The journal's path is the user's: quoted by the one escaping rule, as errors are.
+  if (opts.verbosity > 0) std::fprintf(stderr, "gpubench: %s\n", printable_message(text).c_str());
 }
 
 } // namespace

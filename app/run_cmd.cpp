@@ -84,7 +84,7 @@ void add_run_command(CLI::App& app, cli_state& state) {
                                           : args->device_spec);
     if (args->opts.verbosity > 0)
       for (const auto& note : file.notes)
-        std::cerr << "gpubench: " << args->path << ": " << note << '\n';
+        std::cerr << "gpubench: " << printable_message(args->path + ": " + note) << '\n';
     const auto points = plan_run_file(file, args->opts);
     check_fault_injection(points);
     if (args->dry_run) {

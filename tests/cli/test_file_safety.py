@@ -253,6 +253,15 @@ class Escaping(Base):
         self.assertIn("\\xff", proc.stderr)
         self.assertNotIn("\ufffd", proc.stderr)
 
+    def test_notes_quote_a_path_by_the_same_rule(self):
+        out = self.path("r\x1b[2J\u202e.json")
+        proc = run(*SWEEP[:-1], "--output", out, "--resume")  # without -q: the note is said
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("holds no point of an earlier run", proc.stderr)
+        self.assertIn("r\\x1b[2J\\u202e.json", proc.stderr)
+        self.assertNotIn("\x1b", proc.stderr)
+        self.assertNotIn("\u202e", proc.stderr)
+
     def test_a_bidirectional_control_is_shown_escaped(self):
         with open(SYNTHETIC_H200, encoding="utf-8") as f:
             doc = json.load(f)
