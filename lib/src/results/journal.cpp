@@ -295,52 +295,14 @@ run_report journal_report(const journal_contents& j) {
 std::string journal_path(const std::string& output_path) { return output_path + ".journal"; }
 
 run_journal::run_journal(const std::string& output_path) : path_(journal_path(output_path)) {
-  // The run that held the lock may have finished and deleted its journal between our open and
-  // our lock: then the lock is on a file no one will see, and the path is opened again.
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    // Never through a link: a journal planted as a symlink or a hard link would make this run
-    // overwrite the file it names (docs/reliability.md, "Files that cannot be turned").
-    fd_ = open_own_file(path_, "journal");
-    struct stat held {};
-    if (::fstat(fd_, &held) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-      throw usage_error(
-          fmt::format("cannot open the journal {}: {}", clip(path_, 200), std::strerror(errno)));
-    }
-    struct flock lock {};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    // A process-wide record lock (F_GETLK can name its holder, which an OFD lock cannot); this
-    // process must therefore open the journal through fd_ alone, as closing any other descriptor
-    // of the file would drop the lock.
-    if (::fcntl(fd_, F_SETLK, &lock) != 0) {
-      const int err = errno;
-      struct flock holder {};
-      holder.l_type = F_WRLCK;
-      holder.l_whence = SEEK_SET;
-      const bool known = ::fcntl(fd_, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK;
-      ::close(fd_);
-      fd_ = -1;
-      if (err != EACCES && err != EAGAIN)
-        throw usage_error(
-            fmt::format("cannot lock the journal {}: {}", clip(path_, 200), std::strerror(err)));
-      throw usage_error(fmt::format(
-          "--output {}: another process{} is writing it (it holds the lock on {}); wait for it to "
-          "end or give another --output",
-          clip(output_path, 200), known ? fmt::format(" (pid {})", holder.l_pid) : "",
-          clip(path_, 200)));
-    }
-    struct stat named {};
-    if (::lstat(path_.c_str(), &named) == 0 && named.st_dev == held.st_dev &&
-        named.st_ino == held.st_ino)
-      break;
-    ::close(fd_);
-    fd_ = -1;
-  }
-  if (fd_ < 0)
-    throw usage_error(
-        fmt::format("cannot lock the journal {}: it keeps being replaced", clip(path_, 200)));
+  // Never through a link: a journal planted as a symlink or a hard link would make this run
+  // overwrite the file it names (docs/reliability.md, "Files that cannot be turned").
+  fd_ = open_locked_own_file(path_, "journal", [&](long pid) {
+    return fmt::format("--output {}: another process{} is writing it (it holds the lock on {}); "
+                       "wait for it to end or give another --output",
+                       clip(output_path, 200), pid >= 0 ? fmt::format(" (pid {})", pid) : "",
+                       clip(path_, 200));
+  });
   struct stat st {};
   ::fstat(fd_, &st);
   if (static_cast<std::uint64_t>(st.st_size) > max_untrusted_file_bytes) {
@@ -442,11 +404,7 @@ void run_journal::write_line(const std::string& line) {
 
 void run_journal::remove() {
   if (fd_ < 0) return;
-  struct stat held {};
-  struct stat named {};
-  if (::fstat(fd_, &held) == 0 && ::lstat(path_.c_str(), &named) == 0 &&
-      named.st_dev == held.st_dev && named.st_ino == held.st_ino)
-    ::unlink(path_.c_str());
+  unlink_if_still_named(fd_, path_);
   ::close(fd_);
   fd_ = -1;
 }

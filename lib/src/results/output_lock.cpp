@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <tuple>
@@ -98,17 +99,26 @@ bool held_here(const std::string& lock) {
 
 } // namespace
 
-output_lock::output_lock(const std::string& path, std::string_view option) {
-  if (path.empty() || path == "-") return;
-  const std::string lock = output_lock_path(path, option);
-  if (held_here(lock)) return; // the holder releases it
-  // The holder may release (and remove) the lock file between our open and our lock: then the
-  // lock is on a file no one else will see, and the path is opened again.
+void unlink_if_still_named(int fd, const std::string& path) noexcept {
+  struct stat held {};
+  struct stat named {};
+  if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
+      named.st_dev == held.st_dev && named.st_ino == held.st_ino)
+    ::unlink(path.c_str());
+}
+
+int open_locked_own_file(const std::string& path, std::string_view what,
+                         const std::function<std::string(long)>& busy) {
+  // The holder may release (and remove) the file between our open and our lock: then the lock is
+  // on a file no one else will see, and the path is opened again.
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const int fd = open_own_file(lock, "lock file");
+    const int fd = open_own_file(path, what);
     struct flock want {};
     want.l_type = F_WRLCK;
     want.l_whence = SEEK_SET;
+    // A process-wide record lock (F_GETLK can name its holder, which an OFD lock cannot); this
+    // process must therefore keep the file open through this descriptor alone, as closing any
+    // other descriptor of the file would drop the lock.
     if (::fcntl(fd, F_SETLK, &want) != 0) {
       const int err = errno;
       struct flock holder {};
@@ -117,26 +127,37 @@ output_lock::output_lock(const std::string& path, std::string_view option) {
       const bool known = ::fcntl(fd, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK;
       ::close(fd);
       if (err != EACCES && err != EAGAIN)
-        throw usage_error(fmt::format("cannot lock {}: {}", clip(lock, 200), std::strerror(err)));
-      throw usage_error(fmt::format(
-          "{} {}: another process{} is writing it (it holds the lock {}); wait for it to end or "
-          "give another {}",
-          option, clip(path, 200), known ? fmt::format(" (pid {})", holder.l_pid) : "",
-          clip(lock, 200), option));
+        throw usage_error(
+            fmt::format("cannot lock the {} {}: {}", what, clip(path, 200), std::strerror(err)));
+      throw usage_error(busy(known ? static_cast<long>(holder.l_pid) : -1L));
     }
     struct stat held {};
     struct stat named {};
-    if (::fstat(fd, &held) == 0 && ::lstat(lock.c_str(), &named) == 0 &&
-        named.st_dev == held.st_dev && named.st_ino == held.st_ino) {
-      fd_ = fd;
-      path_ = lock;
-      const std::lock_guard guard(held_mutex);
-      held_locks.insert({::getpid(), held.st_dev, held.st_ino});
-      return;
-    }
+    if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
+        named.st_dev == held.st_dev && named.st_ino == held.st_ino)
+      return fd;
     ::close(fd);
   }
-  throw usage_error(fmt::format("cannot lock {}: it keeps being replaced", clip(lock, 200)));
+  throw usage_error(
+      fmt::format("cannot lock the {} {}: it keeps being replaced", what, clip(path, 200)));
+}
+
+output_lock::output_lock(const std::string& path, std::string_view option) {
+  if (path.empty() || path == "-") return;
+  const std::string lock = output_lock_path(path, option);
+  if (held_here(lock)) return; // the holder releases it
+  fd_ = open_locked_own_file(lock, "lock file", [&](long pid) {
+    return fmt::format("{} {}: another process{} is writing it (it holds the lock {}); wait for "
+                       "it to end or give another {}",
+                       option, clip(path, 200), pid >= 0 ? fmt::format(" (pid {})", pid) : "",
+                       clip(lock, 200), option);
+  });
+  path_ = lock;
+  struct stat held {};
+  if (::fstat(fd_, &held) == 0) {
+    const std::lock_guard guard(held_mutex);
+    held_locks.insert({::getpid(), held.st_dev, held.st_ino});
+  }
 }
 
 output_lock::output_lock(output_lock&& other) noexcept
@@ -157,12 +178,9 @@ void output_lock::release() noexcept {
   if (fd_ < 0) return;
   // Removed while still held, and only if the name is still ours: a process that opened it
   // meanwhile finds its name gone once it has the lock, and opens a new one.
+  unlink_if_still_named(fd_, path_);
   struct stat held {};
-  struct stat named {};
   if (::fstat(fd_, &held) == 0) {
-    if (::lstat(path_.c_str(), &named) == 0 && named.st_dev == held.st_dev &&
-        named.st_ino == held.st_ino)
-      ::unlink(path_.c_str());
     const std::lock_guard guard(held_mutex);
     held_locks.erase({::getpid(), held.st_dev, held.st_ino});
   }

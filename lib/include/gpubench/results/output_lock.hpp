@@ -2,6 +2,7 @@
 // Files gpubench creates beside an output (its journal, its lock) and the one-writer lock of an
 // output: nothing planted in their place (a symlink, a hard link, another user's file) can
 // redirect a write. docs/reliability.md, "Files that cannot be turned".
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,16 @@ std::string own_file_refusal(const struct stat& st);
 /// Throws usage_error "WHAT PATH: REASON; remove it or give another --output" otherwise. The
 /// descriptor is the caller's to close.
 int open_own_file(const std::string& path, std::string_view what);
+
+/// open_own_file, then a POSIX write lock on the file, opened again while the path keeps naming
+/// another file than the one locked (its holder removed it meanwhile). A holder is a usage_error
+/// with the text busy(its pid, -1 when unknown). The descriptor is the caller's: closing it, or any
+/// other descriptor of the file in this process, releases the lock.
+int open_locked_own_file(const std::string& path, std::string_view what,
+                         const std::function<std::string(long)>& busy);
+
+/// Removes `path` if it still names the file open as `fd` (not one that replaced it meanwhile).
+void unlink_if_still_named(int fd, const std::string& path) noexcept;
 
 /// The lock that makes one process the writer of an output file, for every command that writes
 /// one (the benchmarks and run, rerun, report, compare, completions). It is a POSIX record lock on
