@@ -11,6 +11,8 @@
 # 4. A work item's number ("issue" and a number) outside CHANGELOG.md and docs/results/.
 # 5. docs/results/ holding more than 8,000,000 bytes of tracked files (their own sizes, not the
 #    disk blocks they take): pack, summarize or drop what no table needs.
+# 6. A table that declares its source JSON (`<!-- table: ... -->`) and no longer says what that
+#    data says, figures and marks (scripts/doc_tables.py check; `fix` rewrites them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - <<'PY'
@@ -83,6 +85,18 @@ results_bytes = sum(os.path.getsize(p) for p in files if p.startswith("docs/resu
 if results_bytes > RESULTS_LIMIT:
     findings.append(f"docs/results:1: {results_bytes:,} bytes of tracked files, more than "
                     f"{RESULTS_LIMIT:,}: pack or summarize what no table needs")
+
+# 6. declared tables, rendered again from their data
+if os.path.isfile("scripts/doc_tables.py"):
+    tables = subprocess.run([sys.executable, "scripts/doc_tables.py", "check"],
+                            capture_output=True, text=True, check=False)
+    for line in tables.stderr.splitlines():
+        if line.startswith("    "):
+            findings[-1] += "\n" + line
+        elif line.strip():
+            findings.append(line)
+    if tables.returncode != 0 and not tables.stderr.strip():
+        findings.append(f"scripts/doc_tables.py:1: exit {tables.returncode}")
 
 for finding in findings:
     print(finding)

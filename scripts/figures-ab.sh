@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Before/after check for a change to GPU code or the measurement engine: runs the benchmarks whose
 # figures docs/results records with an old and a new binary, alternating, ROUNDS times each, and
-# prints one table of medians (scripts/figures-ab.py). Both binaries run on the same GPU in the
+# prints one table of medians (scripts/doc_tables.py render ab). Both binaries run on the same GPU in the
 # same call, so drift in clocks or temperature falls on both.
 #
 #   scripts/figures-ab.sh OLD_BIN NEW_BIN OUT_DIR [ROUNDS]
@@ -36,4 +36,4 @@ for ((r = 1; r <= rounds; ++r)); do
     done
   done
 done
-python3 "$(dirname "$0")/figures-ab.py" "$out" | tee "$out/ab-table.md"
+python3 "$(dirname "$0")/doc_tables.py" render ab "$out" | tee "$out/ab-table.md"

@@ -202,7 +202,9 @@ class OptionsInContext(unittest.TestCase):
         self.assertNotIn("0.0%", row)
         self.assertIn("rel.sd - = one sample", r.stdout)
         md = run(*one, "--format", "md").stdout
-        self.assertIn("| - | 1 |", md)
+        self.assertIn("| - | 1 | timeout (not converged) |", md)
+        # The marks travel with a table pasted into a page: the limit that stopped the row.
+        self.assertIn("\nMarks: stop `max-n`, `timeout`, `intr`: a limit", md)
 
 
 class NvidiaDriver(unittest.TestCase):

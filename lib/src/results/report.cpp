@@ -133,6 +133,14 @@ std::string stop_text(const measurement& m) {
   return "?";
 }
 
+/// A row's name with its marks, as every table shows it: '*' telemetry flagged (thermal, hw
+/// slowdown, contention), '^' host-bound (the host's launches paced the GPU).
+std::string marked_name(const measurement& m) {
+  std::string marks = telemetry_flagged(m.telemetry) ? "*" : "";
+  if (m.host_bound) marks += "^";
+  return marks.empty() ? m.name : m.name + " " + marks;
+}
+
 /// The rel.sd column: "-" under two samples (one sample says nothing about repeatability; a
 /// --timeout shorter than a sample ends sampling there, and the stop column says so).
 std::string rel_sd_text(const measurement& m) {
@@ -231,11 +239,7 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   for (const auto& m : r.measurements) {
     const double bps = rate(m, "bytes_per_s");
     const double ips = rate(m, "items_per_s");
-    // A '*' marks a row whose telemetry is flagged (thermal, hw slowdown, contention), a '^' one
-    // the host's launches paced (host_bound).
-    std::string marks = telemetry_flagged(m.telemetry) ? "*" : "";
-    if (m.host_bound) marks += "^";
-    const std::string name = marks.empty() ? m.name : m.name + " " + marks;
+    const std::string name = marked_name(m);
     // gpu: CUDA events; ts: the GPU's own kernel timestamps (--timestamps); /w: not flushed;
     // /d: flushed by writing (dirty lines, --l2-flush write).
     t.rows.push_back({name, clock_text(m), format_seconds(m.stats.median),
@@ -418,27 +422,46 @@ void write_markdown(std::ostream& os, const run_report& rep) {
   if (rep.meta.incomplete)
     os << fmt::format("**Incomplete run:** {}\n\n", rep.meta.incomplete_reason);
   os << "| benchmark | device | parameters | measurement | median | min | rel. sd | samples | "
-        "bandwidth | rate | of peak | verified |\n";
-  os << "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---|\n";
+        "stop | bandwidth | rate | of peak | verified |\n";
+  os << "|---|---|---|---|---:|---:|---:|---:|---|---:|---:|---|---|\n";
+  bool flagged = false;
+  bool host_bound = false;
+  bool limited = false;
   for (const auto& r : rep.results) {
     const std::string verified = !r.verify.performed ? "n/a" : r.verify.passed ? "yes" : "**NO**";
     const std::string dev = device_label(rep, r.device) + rank_suffix(r);
     if (r.measurements.empty())
-      os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | {} |\n",
+      os << fmt::format("| {} | {} | {} | {}: {} | | | | | | | | | {} |\n",
                         markdown_text(r.benchmark), markdown_text(dev),
                         markdown_text(params_line(r.params)), to_string(r.status),
                         markdown_text(r.reason), verified);
     for (const auto& m : r.measurements) {
       const double bps = rate(m, "bytes_per_s");
       const double ips = rate(m, "items_per_s");
-      os << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+      const std::string stop = stop_text(m);
+      flagged = flagged || telemetry_flagged(m.telemetry);
+      host_bound = host_bound || m.host_bound;
+      const bool limit = stop == "max-n" || stop == "timeout" || stop == "intr" || stop == "no";
+      limited = limited || limit;
+      os << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                         markdown_text(r.benchmark), markdown_text(dev),
-                        markdown_text(params_line(r.params)), markdown_text(m.name),
+                        markdown_text(params_line(r.params)), markdown_text(marked_name(m)),
                         format_seconds(m.stats.median), format_seconds(m.stats.min), rel_sd_text(m),
-                        m.stats.count, bps > 0 ? format_bytes_per_s(bps) : "",
+                        m.stats.count, limit ? stop + " (not converged)" : stop,
+                        bps > 0 ? format_bytes_per_s(bps) : "",
                         ips > 0 ? format_rate(ips, m.work.item_unit) : "", peak_text(m), verified);
     }
   }
+  // The marks a table copied into a page must keep (scripts/doc_tables.py renders the same).
+  std::vector<std::string> marks;
+  if (flagged)
+    marks.emplace_back(
+        "`*` telemetry flagged (thermal, hw slowdown or another process on the GPU)");
+  if (host_bound) marks.emplace_back("`^` host-bound (the host's launches paced the GPU)");
+  if (limited)
+    marks.emplace_back("stop `max-n`, `timeout`, `intr`: a limit, not the stopping rule, ended "
+                       "sampling");
+  if (!marks.empty()) os << fmt::format("\nMarks: {}.\n", fmt::join(marks, "; "));
 }
 
 namespace {
