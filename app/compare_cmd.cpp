@@ -9,6 +9,7 @@
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"
+#include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -299,7 +300,10 @@ void add_compare_command(CLI::App& app, cli_state& state) {
       job.kind = "compare";
       job.base = base_paths;
       job.fresh = new_paths;
-      job.terminal = render(output_format::table);
+      {
+        const output_width_scope page_width(120); // a page, not this terminal
+        job.terminal = render(output_format::table);
+      }
       job.comparison_json = render(output_format::json);
       std::string page = render_html_page(job);
       deliver(

@@ -4,6 +4,7 @@
 #include "build_info.hpp"
 #include "commands.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
+#include "gpubench/results/text_table.hpp"
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/cublas_loader.hpp"
@@ -284,8 +285,16 @@ nlohmann::json to_json(const findings& f) {
 }
 
 void write_table(std::ostream& os, const findings& f) {
-  const auto row = [&os](const std::string& k, const std::string& v) {
-    os << fmt::format("{:<22} {}\n", k, v);
+  const std::size_t width = output_width();
+  // The verdict first, then what it was judged from: each line wrapped to the terminal.
+  if (f.problems.empty()) os << "verdict: OK, everything gpubench needs is there\n";
+  for (const auto& p : f.problems)
+    write_wrapped(
+        os, fmt::format("verdict: {}: {}; fix: {}", p.fatal ? "PROBLEM" : "warning", p.what, p.fix),
+        width, "", "  ");
+  os << '\n';
+  const auto row = [&os, width](const std::string& k, const std::string& v) {
+    write_wrapped(os, v, width, fmt::format("{:<22} ", k), std::string(25, ' '));
   };
   row("gpubench", fmt::format("{} ({} runtime {}, {})", GPUBENCH_VERSION, cuda_runtime_linkage(),
                               cuda_runtime_built(), "built for " + cuda_architectures_text()));
@@ -301,17 +310,16 @@ void write_table(std::ostream& os, const findings& f) {
                               ? "compiled in (" + augment_opencv::version() + ")"
                               : std::string("not compiled in (optional)"));
   os << "\nlibraries loaded:\n";
-  for (const auto& l : f.libraries)
-    os << fmt::format("  {:<13} {}\n  {:<13} owner: {}\n", l.name, l.path, "", l.owner);
+  const std::string under(18, ' ');
+  for (const auto& l : f.libraries) {
+    write_wrapped(os, l.path, width, fmt::format("  {:<13}   ", l.name), under);
+    write_wrapped(os, "owner: " + l.owner, width, under, under);
+  }
   os << "\nGPUs:\n";
   if (f.gpus.empty()) os << "  none usable\n";
-  for (const auto& g : f.gpus)
+  for (const auto& g : f.gpus) // about 70 columns
     os << fmt::format("  {:>2}  {:<28} cc {}.{}  SASS: {:<3}  PTX: {}\n", g.id, g.name, g.major,
                       g.minor, g.sass ? "yes" : "no", g.ptx ? "yes" : "no");
-  os << "\n";
-  if (f.problems.empty()) os << "verdict: OK, everything gpubench needs is there\n";
-  for (const auto& p : f.problems)
-    os << fmt::format("verdict: {}: {}; fix: {}\n", p.fatal ? "PROBLEM" : "warning", p.what, p.fix);
 }
 
 } // namespace

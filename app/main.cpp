@@ -5,12 +5,16 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/results/output.hpp"
 #include "gpubench/results/report.hpp"
+#include "gpubench/results/text_table.hpp"
 #include "gpubench/scale/mpi_run.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace {
@@ -52,8 +56,27 @@ void print_error(const char* prefix, const char* what, const char* suffix = "") 
                suffix);
 }
 
+/// The columns terminal output fits (tables fold, notes wrap, the progress line is cut): COLUMNS
+/// when it holds a number from 40 up (a shell that exports it, a test), else the width of the
+/// terminal that stdout or stderr is, else 120 (a file, a pipe, a CI log).
+std::size_t terminal_columns() {
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): read once at the start, before any thread
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+    char* end = nullptr;
+    const long value = std::strtol(columns, &end, 10);
+    if (*end == '\0' && value >= 40 && value <= 100000) return static_cast<std::size_t>(value);
+  }
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    winsize ws{};
+    if (::isatty(fd) != 0 && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+      return std::max<std::size_t>(ws.ws_col, 40);
+  }
+  return 120;
+}
+
 int dispatch(int argc, char** argv) {
   using namespace gpubench;
+  set_output_width(terminal_columns());
   app::cli_state state{std::vector<std::string>(argv, argv + argc), 0, {}};
   CLI::App cli{"gpubench: GPU vs CPU benchmarks, measured, verified and reported", "gpubench"};
   try {

@@ -8,6 +8,7 @@
 #include "gpubench/registry/registry.hpp"
 #include "gpubench/results/compare.hpp"
 #include "gpubench/results/output.hpp"
+#include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -78,7 +79,10 @@ void add_report_command(CLI::App& app, cli_state& state) {
       html_job job;
       job.kind = args->paths.size() == 1 ? "run" : "history";
       job.files = args->paths;
-      if (args->paths.size() == 1) job.terminal = render(output_format::table);
+      {
+        const output_width_scope page_width(120); // a page, not this terminal
+        if (args->paths.size() == 1) job.terminal = render(output_format::table);
+      }
       std::string page = render_html_page(job);
       deliver(
           html->path, [&] { return page; },

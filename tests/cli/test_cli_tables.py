@@ -101,7 +101,10 @@ class DryRun(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         lines = proc.stdout.splitlines()
         self.assertEqual(lines[0], "vecadd: 4 points would run")
-        self.assertIn("needs", lines[1])
+        # A point one line, or wrapped under its parameters where it is longer than the width.
+        self.assertTrue(lines[1].startswith("1  vecadd    block=256"), lines[1])
+        self.assertTrue(lines[2].startswith("             "), lines[2])
+        self.assertIn("(needs 12 MB on the device)", lines[1] + " " + lines[2].strip())
         self.assertTrue(lines[-1].startswith("Device memory:"), lines[-1])
         listed = json.loads(gpubench("vecadd", "--n", "1M,2M", "--dtype", "f32,f16",
                                      "--dry-run", "--format", "json").stdout)

@@ -450,7 +450,8 @@ class Environments(GateCase):
         self.assertIn("--force", proc.stderr)
         proc = gpubench("compare", a, b, "--force", "--clock", "gpu")
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-        self.assertIn("compared anyway: --force", proc.stdout)
+        # Lists wrap to the width (120 columns without a terminal): read them as words.
+        self.assertIn("compared anyway: --force", " ".join(proc.stdout.split()))
         # Both versions shown, beside the CUDA level.
         self.assertRegex(proc.stdout, r"driver / CUDA / runtime +575\.57\.08 / 12\.4 / \S+ +"
                          r"580\.65\.06 / 12\.4")
@@ -498,7 +499,9 @@ class Environments(GateCase):
         new["meta"]["test_slowdown"] = "end_to_end:0.10"
         proc = gpubench("compare", self.save(base), self.save(new), "--clock", "gpu")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        first = proc.stdout.splitlines()[0]
+        # The verdict first, then the environments side by side.
+        verdict, first = proc.stdout.splitlines()[0], proc.stdout.splitlines()[2]
+        self.assertTrue(verdict.startswith("Verdict: no regression; "), verdict)
         self.assertIn("BASE", first)
         self.assertIn("NEW", first)
         self.assertRegex(proc.stdout, r"gpu\s+NVIDIA H200\s+NVIDIA H200")

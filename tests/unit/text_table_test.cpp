@@ -78,3 +78,45 @@ TEST_CASE("a column that says the same on every row can be found and left out", 
   CHECK(t.rows[1] == std::vector<std::string>{"b", "2 us"});
   CHECK_FALSE(gpubench::constant_column(gpubench::text_table{}, 0)); // no rows: nothing to say
 }
+
+TEST_CASE("a table wider than its width folds, keyed by its first column", "[writers]") {
+  text_table t;
+  t.header = {"row", "alpha", "beta", "gamma"};
+  t.right = {false, true, true, true};
+  t.rows = {{"kernel", std::string(12, 'a'), std::string(12, 'b'), std::string(12, 'c')},
+            {"h2d", "1", "2", "3"}};
+  t.width = 40; // row (6) + 3 x 12 + 3 x 2 = 48 columns: two parts
+  std::ostringstream os;
+  write_text_table(os, t);
+  CHECK(os.str() == "row            alpha          beta\n"
+                    "kernel  aaaaaaaaaaaa  bbbbbbbbbbbb\n"
+                    "h2d                1             2\n"
+                    "\n"
+                    "row            gamma\n"
+                    "kernel  cccccccccccc\n"
+                    "h2d                3\n");
+  t.width = 48; // it fits: one part
+  std::ostringstream whole;
+  write_text_table(whole, t);
+  CHECK(whole.str().find("\n\n") == std::string::npos);
+  CHECK(whole.str().substr(0, whole.str().find('\n')) ==
+        "row            alpha          beta         gamma");
+}
+
+TEST_CASE("text wraps to a width under its indents, and a status line is cut", "[writers]") {
+  std::ostringstream os;
+  write_wrapped(os, "one two three four five six", 12, "- ", "    ");
+  CHECK(os.str() == "- one two\n    three\n    four\n    five six\n");
+  CHECK(elided("0123456789", 10) == "0123456789");
+  CHECK(elided("0123456789", 8) == "01234...");
+  const output_width_scope narrow(60);
+  CHECK(output_width() == 60);
+  {
+    const output_width_scope page(120);
+    CHECK(output_width() == 120);
+  }
+  CHECK(output_width() == 60);
+  set_output_width(10); // narrower than any table can use: 40
+  CHECK(output_width() == 40);
+  set_output_width(60);
+}

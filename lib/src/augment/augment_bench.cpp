@@ -401,7 +401,9 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
            r->derived.contains("speedup_fused_vs_cpu_opencv");
   });
   if (any_gpu && !against.empty())
-    os << fmt::format("fused/cpu and fused+h2d/cpu are against the fastest CPU row: {}\n", against);
+    write_wrapped(
+        os, fmt::format("fused/cpu and fused+h2d/cpu are against the fastest CPU row: {}", against),
+        output_width(), "", "  ");
   os << "\n";
 }
 

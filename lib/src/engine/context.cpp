@@ -1,9 +1,12 @@
 #include "gpubench/engine/context.hpp"
+#include "gpubench/results/text_table.hpp"
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -105,8 +108,9 @@ void run_context::log_line(const std::string& line) { std::fprintf(stderr, "%s\n
 
 void run_context::progress(std::size_t done, std::size_t total, std::string_view label) const {
   if (opts_.verbosity < 1 || ::isatty(STDERR_FILENO) == 0) return;
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", done, total, static_cast<int>(label.size()),
-               label.data());
+  // One line, cut to the terminal's width: a line that wrapped could not be redrawn in place.
+  const auto line = elided(fmt::format("[{}/{}] {}", done, total, label), output_width() - 1);
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
 }
 

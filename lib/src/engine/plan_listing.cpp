@@ -39,14 +39,20 @@ void write_plan(std::ostream& os, std::string_view title, const std::vector<plan
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto bytes = device_bytes_of(points[i]);
     any_memory = any_memory || bytes.has_value();
-    os << fmt::format(
-        "{:>{}}  {:<9} {}{}\n", i + 1, width, points[i].bench->name, params_text(points[i].params),
-        bytes ? fmt::format("  needs {} on the device", format_bytes(static_cast<double>(*bytes)))
+    // One point a line where it fits the output's width; a longer one wraps under its
+    // parameters.
+    const std::string head = fmt::format("{:>{}}  {:<9} ", i + 1, width, points[i].bench->name);
+    const std::string text = fmt::format(
+        "{}{}", params_text(points[i].params),
+        bytes ? fmt::format(" (needs {} on the device)", format_bytes(static_cast<double>(*bytes)))
               : std::string());
+    write_wrapped(os, text, output_width(), head, std::string(head.size() + 2, ' '));
   }
   if (any_memory)
-    os << "Device memory: the point's buffers; the L2 flush buffer (twice the L2's size) comes on "
-          "top.\n";
+    write_wrapped(os,
+                  "Device memory: the point's buffers; the L2 flush buffer (twice the L2's size) "
+                  "comes on top.",
+                  output_width(), "", "  ");
 }
 
 } // namespace gpubench

@@ -288,15 +288,14 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
                               verification_word(results_with_rows.front()->verify));
     erase_column(t, verified_column);
   }
-  for (const auto& line :
-       wrap_words(fmt::format("pipeline summary (steps/s from the median per-step time for serial, "
-                              "streams, graph and cpu-aug; x ser = speedup over serial of streams, "
-                              "then of graph; eff = overlap efficiency (T_serial - T_mode) / "
-                              "(T_serial - max(tA, tB)); ok = every mode verified against serial, "
-                              "- not performed{})",
-                              depth_note),
-                  120))
-    os << line << '\n';
+  write_wrapped(os,
+                fmt::format("pipeline summary (steps/s from the median per-step time for serial, "
+                            "streams, graph and cpu-aug; x ser = speedup over serial of streams, "
+                            "then of graph; eff = overlap efficiency (T_serial - T_mode) / "
+                            "(T_serial - max(tA, tB)); ok = every mode verified against serial, "
+                            "- not performed{})",
+                            depth_note),
+                output_width(), "", "");
   write_text_table(os, t);
   os << "\n";
 }

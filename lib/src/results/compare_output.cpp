@@ -44,7 +44,8 @@ std::string measurement_text(const comparison_row& r) {
 }
 
 /// How the rows were gated: one line for the gated classes, one per class not gated with why and
-/// how to gate it; each short enough for a 120-column terminal.
+/// how to gate it; each short enough for a 120-column terminal (and wrapped where the output is
+/// narrower).
 std::vector<std::string> gate_lines(const comparison& c) {
   struct class_text {
     gate_class kind;
@@ -83,7 +84,8 @@ std::vector<std::string> gate_lines(const comparison& c) {
 }
 
 /// The counts, the rules they were judged by, and which rows were gated (and why the others were
-/// not): each line short enough for a 120-column terminal.
+/// not): each line short enough for a 120-column terminal (and wrapped where the output is
+/// narrower).
 std::vector<std::string> summary_lines(const comparison& c) {
   std::map<verdict, int> counts;
   for (const auto& row : c.rows) ++counts[row.result.outcome];
@@ -201,11 +203,31 @@ std::vector<std::vector<std::string>> environment_rows(const comparison& c) {
   return rows;
 }
 
+/// The outcome in one line, written first: what the exit code will say, and the counts behind it.
+std::string verdict_line(const comparison& c) {
+  std::map<verdict, int> counts;
+  for (const auto& row : c.rows) ++counts[row.result.outcome];
+  const auto tally = fmt::format(
+      "{} slower, {} faster, {} same, {} inconclusive of {} compared", counts[verdict::slower],
+      counts[verdict::faster], counts[verdict::same], counts[verdict::inconclusive], c.rows.size());
+  if (c.regressions() > 0)
+    return fmt::format("Verdict: REGRESSION in {} gated row{} (exit 1); {}", c.regressions(),
+                       c.regressions() == 1 ? "" : "s", tally);
+  if (c.coverage_short())
+    return fmt::format("Verdict: NOT ENOUGH COMPARED, {:.0f}% of BASE where {:.0f}% is required "
+                       "(exit 2); {}",
+                       100 * c.compared_share(), 100 * c.min_compared, tally);
+  return fmt::format("Verdict: no regression; {}", tally);
+}
+
+/// Lists under the table: a title, then one item a bullet, wrapped to the output's width (the
+/// continuation lines indented under the item).
 void write_lists(std::ostream& os, const comparison& c, std::string_view bullet) {
+  const std::string continuation = std::string(bullet) + "  ";
   auto list = [&](std::string_view title, const std::vector<std::string>& items) {
     if (items.empty()) return;
     os << '\n' << title << ":\n";
-    for (const auto& i : items) os << bullet << i << '\n';
+    for (const auto& i : items) write_wrapped(os, i, output_width(), bullet, continuation);
   };
   list("Warnings", c.warnings);
   list("Only in BASE", c.only_in_base);
@@ -223,8 +245,8 @@ void write_lists(std::ostream& os, const comparison& c, std::string_view bullet)
   }
   list("Regressions", regressions);
   os << '\n';
-  for (const auto& line : summary_lines(c)) os << line << '\n';
-  if (c.coverage_short()) os << coverage_line(c) << '\n';
+  for (const auto& line : summary_lines(c)) write_wrapped(os, line, output_width(), "", "  ");
+  if (c.coverage_short()) write_wrapped(os, coverage_line(c), output_width(), "", "  ");
 }
 
 /// The rows as columns for the shared writers (text_table.hpp); the parameters wrap in a table.
@@ -256,6 +278,9 @@ text_table environment_table(const comparison& c) {
 }
 
 void write_table(std::ostream& os, const comparison& c) {
+  // The verdict first, then what was compared (the environments), then the rows.
+  write_wrapped(os, verdict_line(c), output_width(), "", "  ");
+  os << '\n';
   write_text_table(os, environment_table(c));
   os << '\n';
   auto rows = rows_table(c, false);

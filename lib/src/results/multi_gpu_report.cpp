@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <ostream>
+#include <sstream>
 #include <vector>
 
 namespace gpubench {
@@ -109,24 +110,26 @@ void write_multi_gpu_summary(std::ostream& os, const run_report& rep, output_for
                         r.ranks, r.sum_bandwidth, r.sum_rate, r.medians, r.straggler, r.skew);
     return;
   }
-  os << "\n" << head << "\n";
-  for (const auto& r : rep.ranks) os << "  " << rank_line(r) << "\n";
-  // A point's parameters once, as a header line (wrapped), then its measurements one per row:
-  // every line within 120 columns.
-  constexpr auto row_format = "    {:<22} {:>5} {:>12} {:>15} {:>33} {:>9} {:>10}\n";
-  os << fmt::format(fmt::runtime(row_format), "measurement", "ranks", "sum bw", "sum rate",
-                    "median: min / median / max", "straggler", "start skew");
-  std::string point;
+  os << '\n';
+  write_wrapped(os, head, output_width(), "", "  ");
+  for (const auto& r : rep.ranks) write_wrapped(os, rank_line(r), output_width(), "  ", "    ");
+  // A point's parameters once, as a heading (wrapped), then its measurements one per row; the
+  // shared writer fits the table to the output's width (folding it where it is narrow).
+  text_table t;
+  t.header = {"measurement", "ranks",     "sum bw", "sum rate", "median: min / median / max",
+              "straggler",   "start skew"};
+  t.right = {false, true, true, true, true, true, true};
+  t.width = output_width() - 2; // every line below is indented two spaces
   for (const auto& r : rows) {
-    if (r.point != point) {
-      point = r.point;
-      const auto lines = wrap_words(point, 114);
-      for (std::size_t i = 0; i < lines.size(); ++i)
-        os << (i == 0 ? "  " : "      ") << lines[i] << '\n';
-    }
-    os << fmt::format(fmt::runtime(row_format), r.measurement, r.ranks, r.sum_bandwidth, r.sum_rate,
-                      r.medians, r.straggler, r.skew);
+    t.rows.push_back(
+        {r.measurement, r.ranks, r.sum_bandwidth, r.sum_rate, r.medians, r.straggler, r.skew});
+    t.sections.push_back(r.point);
   }
+  std::ostringstream table;
+  write_text_table(table, t);
+  std::istringstream lines(table.str());
+  for (std::string line; std::getline(lines, line);)
+    os << (line.empty() ? "" : "  ") << line << '\n';
 }
 
 std::optional<std::string> job_shape_mismatch(const run_report& base, const run_report& next) {

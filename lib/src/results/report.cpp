@@ -63,8 +63,9 @@ namespace {
 
 std::string params_line(const json& params) { return params_text(params); }
 
-/// The width the table's text lines keep to (a terminal of 120 columns).
-constexpr std::size_t table_width = 116;
+/// The width the table's text lines keep to: the output's, less the indent of their
+/// continuation lines.
+std::size_t table_width() { return output_width() - 4; }
 
 std::string device_label(const run_report& rep, int id) {
   if (id < 0) return "CPU only";
@@ -147,13 +148,10 @@ std::string rel_sd_text(const measurement& m) {
   return m.stats.count < 2 ? std::string("-") : fmt::format("{:.1f}%", m.stats.rel_stddev * 100);
 }
 
-/// A line under a result's rows (not wrapped: each says one thing, and stays greppable).
-/// A note under a table, indented two spaces and wrapped at spaces to fit 120 columns, its
-/// continuation lines indented four.
+/// A note under a table, indented two spaces and wrapped at spaces to fit the output's width,
+/// its continuation lines indented four.
 void write_note(std::ostream& os, const std::string& text) {
-  constexpr std::size_t width = 120 - 4;
-  const auto lines = wrap_words(text, width);
-  for (std::size_t i = 0; i < lines.size(); ++i) os << (i == 0 ? "  " : "    ") << lines[i] << '\n';
+  write_wrapped(os, text, output_width(), "  ", "    ");
 }
 
 /// The note of a measurement whose --reject-throttled dropped samples ("" when none was dropped).
@@ -217,7 +215,7 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   // Long parameter lists (augment has 14) wrap at spaces to fit a terminal; JSON has them whole.
   const auto head = wrap_words(fmt::format("{} | {} | {}", r.benchmark, params_line(r.params),
                                            device_label(rep, r.device) + rank_suffix(r)),
-                               table_width);
+                               table_width());
   for (std::size_t i = 0; i < head.size(); ++i) os << (i == 0 ? "" : "    ") << head[i] << '\n';
   if (r.status == result_status::skipped || r.status == result_status::error) {
     write_note(os, fmt::format("{}: {}", to_string(r.status), r.reason));
@@ -229,6 +227,7 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   t.header = {"measurement", "clock", "median",    "min",  "rel.sd",
               "n",           "stop",  "bandwidth", "rate", "of peak (D2D)"};
   t.right = {false, false, true, true, true, true, true, true, true, false};
+  t.width = output_width() - 2; // written indented two spaces
   // One item unit for every row with a rate (the usual case): said in the header, not in every
   // cell ("elements/s" over "348 G").
   std::set<std::string> units;
@@ -254,7 +253,8 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   std::ostringstream rows;
   write_text_table(rows, t);
   std::istringstream lines(rows.str());
-  for (std::string line; std::getline(lines, line);) os << "  " << line << '\n';
+  for (std::string line; std::getline(lines, line);)
+    os << (line.empty() ? "" : "  ") << line << '\n';
   write_what_the_gpu_did(os, r);
   for (const auto& [k, v] : r.derived.items())
     write_note(os, fmt::format("{}: {}", k, derived_value(k, v)));
@@ -325,7 +325,7 @@ std::vector<std::string> legend_items(const run_report& rep) {
 void write_legend(std::ostream& os, const run_report& rep) {
   const auto items = legend_items(rep);
   if (items.empty()) return;
-  const auto lines = wrap_words(fmt::format("Legend: {}", fmt::join(items, "; ")), table_width);
+  const auto lines = wrap_words(fmt::format("Legend: {}", fmt::join(items, "; ")), table_width());
   for (std::size_t i = 0; i < lines.size(); ++i) os << (i == 0 ? "" : "  ") << lines[i] << '\n';
 }
 
@@ -345,8 +345,7 @@ const char* const table_legend_help =
 
 void write_table(std::ostream& os, const run_report& rep, const summary_writers& summaries) {
   if (rep.meta.incomplete) {
-    const auto lines = wrap_words("INCOMPLETE RUN: " + rep.meta.incomplete_reason, 120 - 2);
-    for (std::size_t i = 0; i < lines.size(); ++i) os << (i == 0 ? "" : "  ") << lines[i] << '\n';
+    write_wrapped(os, "INCOMPLETE RUN: " + rep.meta.incomplete_reason, output_width(), "", "  ");
     os << '\n';
   }
   std::map<std::string, std::vector<const result*>> by_benchmark;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <ostream>
 
@@ -49,15 +50,16 @@ std::vector<std::string> wrap_words(std::string_view s, std::size_t width) {
   return lines;
 }
 
-void write_text_table(std::ostream& os, const text_table& t) {
+namespace {
+
+std::atomic<std::size_t> the_output_width{120};
+
+/// One table whose columns fit (or that has no room to fold further): cells padded, the wrap
+/// column wrapped, grouped rows under their headings.
+void write_fitted(std::ostream& os, const text_table& t, std::size_t table_width,
+                  const std::vector<std::size_t>& natural) {
   const std::size_t n = t.header.size();
-  std::vector<std::size_t> width(n, 0);
-  const auto widen = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < n && i < row.size(); ++i)
-      width[i] = std::max(width[i], row[i].size());
-  };
-  widen(t.header);
-  for (const auto& row : t.rows) widen(row);
+  std::vector<std::size_t> width = natural;
   const bool grouped = !t.sections.empty() && t.sections.size() == t.rows.size();
   const std::string indent = grouped ? "  " : "";
   if (t.wrap_column >= 0 && static_cast<std::size_t>(t.wrap_column) < n) {
@@ -65,7 +67,7 @@ void write_text_table(std::ostream& os, const text_table& t) {
     std::size_t others = 2 * (n - 1) + indent.size();
     for (std::size_t i = 0; i < n; ++i)
       if (i != w) others += width[i];
-    const std::size_t room = t.width > others ? t.width - others : 0;
+    const std::size_t room = table_width > others ? table_width - others : 0;
     width[w] = std::min(width[w], std::max<std::size_t>(room, 18));
     width[w] = std::max(width[w], t.header[w].size());
   }
@@ -92,13 +94,101 @@ void write_text_table(std::ostream& os, const text_table& t) {
   };
   write_row(t.header);
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    if (grouped && (r == 0 || t.sections[r] != t.sections[r - 1])) {
+    if (grouped && (r == 0 || t.sections[r] != t.sections[r - 1]))
       // Continuation lines of a long heading are indented deeper than the rows below it.
-      const auto lines = wrap_words(t.sections[r], t.width > 4 ? t.width - 4 : t.width);
-      for (std::size_t l = 0; l < lines.size(); ++l)
-        os << (l == 0 ? "" : "    ") << lines[l] << '\n';
-    }
+      write_wrapped(os, t.sections[r], table_width, "", "    ");
     write_row(t.rows[r]);
+  }
+}
+
+/// The table with only `keep` of its columns (in order).
+text_table columns_of(const text_table& t, const std::vector<std::size_t>& keep) {
+  text_table out;
+  out.sections = t.sections;
+  out.width = t.width;
+  for (const auto c : keep) {
+    out.header.push_back(t.header[c]);
+    out.right.push_back(c < t.right.size() && t.right[c]);
+    if (static_cast<int>(c) == t.wrap_column)
+      out.wrap_column = static_cast<int>(out.header.size() - 1);
+  }
+  for (const auto& row : t.rows) {
+    std::vector<std::string> cells;
+    for (const auto c : keep) cells.push_back(c < row.size() ? row[c] : std::string());
+    out.rows.push_back(std::move(cells));
+  }
+  return out;
+}
+
+} // namespace
+
+std::size_t output_width() { return the_output_width.load(); }
+
+void set_output_width(std::size_t columns) {
+  the_output_width.store(std::max<std::size_t>(columns, 40));
+}
+
+void write_wrapped(std::ostream& os, std::string_view text, std::size_t width,
+                   std::string_view indent, std::string_view continuation) {
+  const std::size_t first = width > indent.size() ? width - indent.size() : 1;
+  const std::size_t rest = width > continuation.size() ? width - continuation.size() : 1;
+  // Wrapped to the narrower room, so that no continuation line overflows.
+  const auto lines = wrap_words(text, std::min(first, rest));
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    os << (i == 0 ? indent : continuation) << lines[i] << '\n';
+}
+
+std::string elided(std::string_view text, std::size_t width) {
+  if (text.size() <= width) return std::string(text);
+  if (width <= 3) return std::string(text.substr(0, width));
+  return std::string(text.substr(0, width - 3)) + "...";
+}
+
+void write_text_table(std::ostream& os, const text_table& t) {
+  const std::size_t n = t.header.size();
+  const std::size_t table_width = t.width != 0 ? t.width : output_width();
+  std::vector<std::size_t> width(n, 0);
+  const auto widen = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < n && i < row.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
+  };
+  widen(t.header);
+  for (const auto& row : t.rows) widen(row);
+  const bool grouped = !t.sections.empty() && t.sections.size() == t.rows.size();
+  // What the table takes: its columns two apart, a wrap column at its least (18 characters).
+  const auto taken = [&](const std::vector<std::size_t>& cols) {
+    std::size_t w = grouped ? 2 : 0;
+    for (const auto c : cols)
+      w += (static_cast<int>(c) == t.wrap_column ? std::min<std::size_t>(width[c], 18) : width[c]) +
+           2;
+    return w - 2;
+  };
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  if (n < 3 || taken(all) <= table_width) {
+    write_fitted(os, t, table_width, width);
+    return;
+  }
+  // Fold: the first column keys every part; each part takes the next columns that fit (one at
+  // least, however wide).
+  std::size_t next = 1;
+  bool first_part = true;
+  while (next < n) {
+    std::vector<std::size_t> keep{0};
+    while (next < n) {
+      keep.push_back(next);
+      if (keep.size() > 2 && taken(keep) > table_width) {
+        keep.pop_back();
+        break;
+      }
+      ++next;
+    }
+    if (!first_part) os << '\n';
+    first_part = false;
+    const auto part = columns_of(t, keep);
+    std::vector<std::size_t> part_width;
+    for (const auto c : keep) part_width.push_back(width[c]);
+    write_fitted(os, part, table_width, part_width);
   }
 }
 
