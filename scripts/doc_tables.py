@@ -9,7 +9,7 @@ A table declares its source on the line before it:
 
 `rows` lists every measured row of one or more result files (`--rows REGEX` keeps those whose
 label matches), `ab` the before/after medians of scripts/figures-ab.sh's runs (files NAME-old-R.json
-and NAME-new-R.json). A SOURCE is a JSON file, or ARCHIVE.tar.xz:MEMBER, or a whole .tar.xz
+and NAME-new-R.json; `--rows REGEX` likewise). A SOURCE is a JSON file, or ARCHIVE.tar.xz:MEMBER, or a whole .tar.xz
 (`ab`), relative to the markdown file. The rendered block is the table, then, where a row carries
 one, a blank line and the line of marks: `*` telemetry flagged (thermal, hw slowdown, another
 process), `^` host-bound (the host's launches paced the GPU), and the stop reason where a limit,
@@ -191,16 +191,19 @@ def ab_rows(doc):
 def render_ab(args, base):
     """scripts/figures-ab.sh's table: per measurement, the median over the rounds of each side's
     median, and the new side's change; marks where any round of either side carried one."""
-    if len(args) != 1:
-        raise Broken("ab takes one source: a folder or an archive of NAME-old|new-R.json")
-    path = os.path.join(base, args[0])
+    p = argparse.ArgumentParser(prog="ab", add_help=False)
+    p.add_argument("source")
+    p.add_argument("--rows", default="")
+    a = p.parse_args(args)
+    pattern = re.compile(a.rows)
+    path = os.path.join(base, a.source)
     if os.path.isdir(path):
         docs = []
         for f in sorted(glob.glob(os.path.join(path, "*-*-*.json"))):
             with open(f, encoding="utf-8") as fh:
                 docs.append((os.path.basename(f), json.load(fh)))
     else:
-        docs = load_sources(args[0], base)
+        docs = load_sources(a.source, base)
     medians, marks, stops = {}, {}, {}
     for name, doc in docs:
         mt = re.match(r"(.+)-(old|new)-(\d+)\.json$", os.path.basename(name))
@@ -208,6 +211,8 @@ def render_ab(args, base):
             continue
         for key, med, flag, host, stop in ab_rows(doc):
             key = f"{mt.group(1)}: {key}"
+            if not pattern.search(key):
+                continue
             medians.setdefault((key, mt.group(2)), []).append(med)
             mk = marks.setdefault(key, set())
             if flag:
