@@ -3,6 +3,7 @@
 
 #include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/engine/env.hpp"
+#include "gpubench/gemm/gemm_cpu.hpp"
 #include "gpubench/scale/mpi_run.hpp"
 
 #include <cuda_runtime_api.h>
@@ -73,9 +74,11 @@ bool mpi_compiled_in() { return mpi_built_in(); }
 std::string version_text() {
   return fmt::format(
       "gpubench {} (git {})\nSources: sha256 {}\nCUDA runtime: {} ({})\nCUDA architectures: "
-      "{}\n{}\nOpenCV: {}",
+      "{}\n{}\nOpenCV: {}\nOpenBLAS: {}",
       GPUBENCH_VERSION, git_revision(), source_hash(), cuda_runtime_built(), cuda_runtime_linkage(),
-      cuda_architectures_text(), mpi_description(), augment_opencv::description());
+      cuda_architectures_text(), mpi_description(), augment_opencv::description(),
+      openblas_built_in() ? "built in (" + openblas_config() + "; gemm's CPU row)"
+                          : std::string("not built in (gemm has no CPU row)"));
 }
 
 } // namespace gpubench::app

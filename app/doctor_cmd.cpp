@@ -4,6 +4,7 @@
 #include "build_info.hpp"
 #include "commands.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
+#include "gpubench/gemm/gemm_cpu.hpp"
 #include "gpubench/results/text_table.hpp"
 
 #include "gpubench/core/errors.hpp"
@@ -260,6 +261,9 @@ nlohmann::json to_json(const findings& f) {
     j["opencv"]["version"] = augment_opencv::version();
   else
     j["opencv"]["reason"] = augment_opencv::absence_reason();
+  // OpenBLAS, gemm's CPU row (optional, like OpenCV).
+  j["openblas"] = {{"built_in", openblas_built_in()}};
+  if (openblas_built_in()) j["openblas"]["config"] = openblas_config();
   j["driver"] = {{"version", f.driver_version}, {"cuda", f.driver_cuda}};
   j["cuda_runtime_loaded"] = f.runtime_loaded;
   j["nvml"] = {{"available", f.nvml}};
@@ -306,6 +310,8 @@ void write_table(std::ostream& os, const findings& f) {
   row("cuBLAS", f.cublas ? std::string("yes") : std::string("no"));
   row("CUPTI (--timestamps)", f.cupti ? std::string("yes") : std::string("no (optional)"));
   row("MPI", mpi_compiled_in() ? "compiled in" : "not compiled in");
+  row("OpenBLAS (gemm)", openblas_built_in() ? "compiled in (" + openblas_config() + ")"
+                                             : std::string("not compiled in (optional)"));
   row("OpenCV (augment)", augment_opencv::built_in()
                               ? "compiled in (" + augment_opencv::version() + ")"
                               : std::string("not compiled in (optional)"));

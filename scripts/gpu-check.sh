@@ -29,6 +29,8 @@ jobs=$(nproc)
 prefix=()
 [[ -d $root/.deps/catch2/usr ]] && prefix+=(-DCMAKE_PREFIX_PATH="$root/.deps/catch2/usr")
 [[ -d $root/.deps/stb/usr/include ]] && prefix+=(-DSTB_INCLUDE_DIR="$root/.deps/stb/usr/include")
+# OpenBLAS for gemm's CPU row: a scipy-openblas32 wheel's package folder (pip download, unzipped).
+[[ -d $root/.deps/openblas/lib ]] && prefix+=(-DGPUBENCH_OPENBLAS_ROOT="$root/.deps/openblas")
 # The CLI tests want a python3 with matplotlib (scripts/plot.py); prefer the one on PATH.
 command -v python3 >/dev/null && prefix+=(-DGPUBENCH_PYTHON="$(command -v python3)")
 # ... and jsonschema, which may sit in .deps/py/site (wheels unzipped there).
@@ -75,6 +77,8 @@ run energy-augment augment --batch 256 --impl fused --energy
 run energy-pipeline pipeline --batch 32 --mode serial,streams,graph --energy --no-verify
 run pipeline-sweep pipeline --batch 8,16,32,64,128,256
 run stream stream --n 2^28
+# gemm at its default 8192^3, every dtype (docs/gemm.md; target: the whole run under 60 s).
+run gemm gemm --dtype f64,f32,tf32,bf16,f16
 run ci-smoke-1 run "$root/configs/ci-smoke.json"
 run ci-smoke-2 run "$root/configs/ci-smoke.json"
 echo "== gpubench compare ci-smoke-1.json ci-smoke-2.json" | tee -a "$out/bench.txt"
@@ -85,7 +89,8 @@ run seed-reproduction run "$root/configs/seed-reproduction.json"
 # meta.build.source_sha256 is the one --version prints, every device has its UUID and PCI bus id.
 echo "== records: meta.build and each device's uuid" | tee -a "$out/bench.txt"
 "$bin" --version > "$out/version.txt"
-python3 - "$out/version.txt" "$out"/devices.json "$out"/vecadd-10M.json "$out"/ci-smoke-1.json <<'PY' 2>&1 | tee -a "$out/bench.txt"
+python3 - "$out/version.txt" "$out"/devices.json "$out"/vecadd-10M.json "$out"/ci-smoke-1.json \
+  "$out"/gemm.json <<'PY' 2>&1 | tee -a "$out/bench.txt"
 import json, re, sys
 want = re.search(r"Sources: sha256 ([0-9a-f]{64})", open(sys.argv[1]).read()).group(1)
 bad = 0

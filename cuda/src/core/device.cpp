@@ -78,4 +78,13 @@ std::string device_uuid(int device) noexcept {
   }
 }
 
+int max_sm_clock_khz(int device) noexcept {
+  int khz = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device) != cudaSuccess) {
+    (void)cudaGetLastError(); // not sticky: clear it for the next call's check
+    return 0;
+  }
+  return khz;
+}
+
 } // namespace gpubench::cuda

@@ -1,6 +1,6 @@
-// Definitions of the cuBLASLt entry points the pipeline's model calls, forwarding to the library
-// loaded on first use (as cuda/src/core/cublas_loader.cpp does for cuBLAS). The prototypes come
-// from cublasLt.h, so a signature that drifts fails to compile. Each entry point resolves its
+// Definitions of the cuBLASLt entry points the pipeline's model and gemm call, forwarding to the
+// library loaded on first use (as cuda/src/core/cublas_loader.cpp does for cuBLAS). The prototypes
+// come from cublasLt.h, so a signature that drifts fails to compile. Each entry point resolves its
 // symbol once and keeps it: cublasLtMatmul is called a dozen times a training step, and a symbol
 // lookup per call would be host time the pipeline's launch-bound rows measure.
 #include "gpubench/cuda/cublas_loader.hpp"
@@ -157,6 +157,12 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatm
                                            size_t workspace_bytes, cudaStream_t stream) {
   GPUBENCH_LT_FORWARD(cublasLtMatmul, handle, desc, alpha, a, a_layout, b, b_layout, beta, c,
                       c_layout, d, d_layout, algo, workspace, workspace_bytes, stream);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoConfigGetAttribute(
+    const cublasLtMatmulAlgo_t* algo, cublasLtMatmulAlgoConfigAttributes_t attr, void* buf,
+    size_t size, size_t* written) {
+  GPUBENCH_LT_FORWARD(cublasLtMatmulAlgoConfigGetAttribute, algo, attr, buf, size, written);
 }
 
 } // extern "C"

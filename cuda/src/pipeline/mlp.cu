@@ -7,6 +7,8 @@
 // atomics, so that results do not depend on scheduling.
 #include "gpubench/cuda/mlp.hpp"
 
+#include "core/blas_check.hpp"
+
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
@@ -20,23 +22,6 @@
 namespace gpubench::cuda {
 
 namespace {
-
-void check_blas(cublasStatus_t status, const char* call, const char* file, int line) {
-  if (status == CUBLAS_STATUS_SUCCESS) return;
-  // fmt's compile-time format check does not compile under nvcc: build the message directly.
-  std::string name = std::to_string(static_cast<int>(status));
-  try { // the status's name from cuBLASLt, where it loads (a cuBLAS-only failure need not)
-    name = cublasLtGetStatusName(status);
-  } catch (const std::exception&) {
-  }
-  const std::string what =
-      std::string(call) + " failed: " + name + " at " + file + ":" + std::to_string(line);
-  if (status == CUBLAS_STATUS_ALLOC_FAILED)
-    throw out_of_memory_error(cudaErrorMemoryAllocation, what);
-  throw cuda_error(cudaErrorUnknown, what);
-}
-
-#define GPUBENCH_BLAS_TRY(call) check_blas((call), #call, __FILE__, __LINE__)
 
 constexpr int block = 256;
 

@@ -2,6 +2,7 @@
 #include "gpubench/registry/registry.hpp"
 
 #include "gpubench/augment/augment_bench.hpp"
+#include "gpubench/gemm/gemm_bench.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/stream/stream_bench.hpp"
 #include "gpubench/vecadd/vecadd_bench.hpp"
@@ -10,10 +11,8 @@ namespace gpubench {
 
 const std::vector<benchmark>& all_benchmarks() {
   static const std::vector<benchmark> list{
-      make_vecadd_benchmark(),
-      make_augment_benchmark(),
-      make_pipeline_benchmark(),
-      make_stream_benchmark(),
+      make_vecadd_benchmark(), make_augment_benchmark(), make_pipeline_benchmark(),
+      make_stream_benchmark(), make_gemm_benchmark(),
   };
   return list;
 }

@@ -114,6 +114,7 @@ text_table columns_of(const text_table& t, const std::vector<std::size_t>& keep)
   }
   for (const auto& row : t.rows) {
     std::vector<std::string> cells;
+    cells.reserve(keep.size());
     for (const auto c : keep) cells.push_back(c < row.size() ? row[c] : std::string());
     out.rows.push_back(std::move(cells));
   }
@@ -187,6 +188,7 @@ void write_text_table(std::ostream& os, const text_table& t) {
     first_part = false;
     const auto part = columns_of(t, keep);
     std::vector<std::size_t> part_width;
+    part_width.reserve(keep.size());
     for (const auto c : keep) part_width.push_back(width[c]);
     write_fitted(os, part, table_width, part_width);
   }

@@ -34,6 +34,10 @@ struct device_info {
 /// cudaDeviceProp).
 device_info query_device(int device);
 
+/// The device's highest SM clock in kHz (cudaDevAttrClockRate), 0 when it cannot be read: the
+/// clock of a theoretical FLOP rate where NVML gave no reading.
+int max_sm_clock_khz(int device) noexcept;
+
 /// The device's UUID as nvidia-smi prints it ("GPU-xxxxxxxx-..."), "" when it cannot be read:
 /// how a rank or a journal names its GPU across processes.
 std::string device_uuid(int device) noexcept;

@@ -1,0 +1,48 @@
+#pragma once
+// gemm on cuBLASLt (loaded at run time, as for the pipeline): C = op(A) op(B), column-major, the
+// algorithm cuBLASLt's heuristic ranks first for the shape, chosen once per plan. Plain C++ header.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gpubench::cuda {
+
+/// A, B and C in f64 (compute f64), f32 (compute f32 on the CUDA cores), tf32 (f32 data, compute
+/// on the tensor cores with inputs rounded to tf32), bf16 or f16 (compute f32 on the tensor cores).
+enum class gemm_precision { f64, f32, tf32, bf16, f16 };
+
+struct gemm_problem {
+  gemm_precision precision = gemm_precision::f32;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  bool trans_a = false;
+  bool trans_b = false;
+};
+
+class gemm_plan {
+public:
+  /// Creates the descriptors and asks the heuristic for its best algorithm; throws
+  /// cuda_error(cudaErrorNotSupported) naming the shape when cuBLASLt has none, and
+  /// no_device_error when cuBLASLt cannot be loaded.
+  explicit gemm_plan(const gemm_problem& p);
+  gemm_plan(const gemm_plan&) = delete;
+  gemm_plan& operator=(const gemm_plan&) = delete;
+  ~gemm_plan();
+
+  /// C = op(A) op(B) on `s` (alpha 1, beta 0).
+  void run(const void* a, const void* b, void* c, cudaStream_t s) const;
+  /// The algorithm as cuBLASLt numbers it: id, tile, stages, split-K, the workspace it asked for.
+  [[nodiscard]] std::string algorithm() const;
+  /// The workspace cuBLASLt may use (device memory this plan holds).
+  static constexpr std::size_t workspace_bytes = std::size_t{32} << 20U;
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace gpubench::cuda

@@ -1,0 +1,141 @@
+// gemm on cuBLASLt: one descriptor, three layouts and the heuristic's first algorithm per plan.
+#include "gpubench/cuda/gemm.hpp"
+
+#include "core/blas_check.hpp"
+#include "gpubench/cuda/cublas_loader.hpp"
+#include "gpubench/cuda/error.hpp"
+#include "gpubench/cuda/memory.hpp"
+
+#include <cublasLt.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+
+namespace gpubench::cuda {
+
+namespace {
+
+struct types {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+};
+
+types types_of(gemm_precision p) {
+  switch (p) {
+  case gemm_precision::f64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
+  case gemm_precision::f32: return {CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  case gemm_precision::tf32: return {CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F};
+  case gemm_precision::bf16: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  case gemm_precision::f16: return {CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  }
+  return {CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+}
+
+template <class T>
+T config_of(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  T value{};
+  std::size_t written = 0;
+  GPUBENCH_BLAS_TRY(
+      cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof(value), &written));
+  return value;
+}
+
+} // namespace
+
+struct gemm_plan::impl {
+  gemm_problem problem;
+  cublasLtHandle_t handle = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr;
+  cublasLtMatrixLayout_t b = nullptr;
+  cublasLtMatrixLayout_t c = nullptr;
+  cublasLtMatmulHeuristicResult_t best{};
+  device_buffer<std::byte> workspace{workspace_bytes};
+
+  ~impl() {
+    for (auto* l : {a, b, c})
+      if (l != nullptr) (void)cublasLtMatrixLayoutDestroy(l);
+    if (desc != nullptr) (void)cublasLtMatmulDescDestroy(desc);
+    if (handle != nullptr) (void)cublasLtDestroy(handle);
+  }
+};
+
+gemm_plan::gemm_plan(const gemm_problem& p) : impl_(std::make_unique<impl>()) {
+  (void)load_cublaslt(); // throws no_device_error naming the library and what to install
+  auto& s = *impl_;
+  s.problem = p;
+  const auto t = types_of(p.precision);
+  GPUBENCH_BLAS_TRY(cublasLtCreate(&s.handle));
+  GPUBENCH_BLAS_TRY(cublasLtMatmulDescCreate(&s.desc, t.compute, t.scale));
+  const cublasOperation_t op_a = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  GPUBENCH_BLAS_TRY(
+      cublasLtMatmulDescSetAttribute(s.desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)));
+  GPUBENCH_BLAS_TRY(
+      cublasLtMatmulDescSetAttribute(s.desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)));
+  const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
+  // Stored shapes, column-major: A is m x k (k x m when transposed), B k x n (n x k).
+  const std::int64_t a_rows = p.trans_a ? p.k : p.m;
+  const std::int64_t b_rows = p.trans_b ? p.n : p.k;
+  GPUBENCH_BLAS_TRY(
+      cublasLtMatrixLayoutCreate(&s.a, t.data, u(a_rows), u(p.trans_a ? p.m : p.k), a_rows));
+  GPUBENCH_BLAS_TRY(
+      cublasLtMatrixLayoutCreate(&s.b, t.data, u(b_rows), u(p.trans_b ? p.k : p.n), b_rows));
+  GPUBENCH_BLAS_TRY(cublasLtMatrixLayoutCreate(&s.c, t.data, u(p.m), u(p.n), p.m));
+  cublasLtMatmulPreference_t pref = nullptr;
+  GPUBENCH_BLAS_TRY(cublasLtMatmulPreferenceCreate(&pref));
+  int returned = 0;
+  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  try {
+    const auto bytes = static_cast<std::uint64_t>(workspace_bytes);
+    GPUBENCH_BLAS_TRY(cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof(bytes)));
+    status = cublasLtMatmulAlgoGetHeuristic(s.handle, s.desc, s.a, s.b, s.c, s.c, pref, 1, &s.best,
+                                            &returned);
+  } catch (...) {
+    (void)cublasLtMatmulPreferenceDestroy(pref);
+    throw;
+  }
+  (void)cublasLtMatmulPreferenceDestroy(pref);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED || (status == CUBLAS_STATUS_SUCCESS && returned == 0))
+    throw cuda_error(
+        cudaErrorNotSupported,
+        fmt::format("cuBLASLt has no algorithm for a {} x {} x {} product of this type "
+                    "on this GPU",
+                    p.m, p.n, p.k));
+  GPUBENCH_BLAS_TRY(status);
+}
+
+gemm_plan::~gemm_plan() = default;
+
+void gemm_plan::run(const void* a, const void* b, void* c, cudaStream_t stream) const {
+  auto& s = *impl_; // the workspace is written: the plan's state, not its logical value
+  const double one64 = 1.0;
+  const double zero64 = 0.0;
+  const float one32 = 1.0F;
+  const float zero32 = 0.0F;
+  const bool f64 = s.problem.precision == gemm_precision::f64;
+  const void* alpha = f64 ? static_cast<const void*>(&one64) : static_cast<const void*>(&one32);
+  const void* beta = f64 ? static_cast<const void*>(&zero64) : static_cast<const void*>(&zero32);
+  GPUBENCH_BLAS_TRY(cublasLtMatmul(s.handle, s.desc, alpha, a, s.a, b, s.b, beta, c, s.c, c, s.c,
+                                   &s.best.algo, s.workspace.data(), workspace_bytes, stream));
+  GPUBENCH_CHECK_LAUNCH("cublasLtMatmul");
+}
+
+std::string gemm_plan::algorithm() const {
+  const auto& algo = impl_->best.algo;
+  return fmt::format(
+      "cuBLASLt algorithm {} (tile id {}, stages id {}, split-K {}), heuristic's first of its "
+      "ranking, workspace {} of {} MiB",
+      config_of<int>(algo, CUBLASLT_ALGO_CONFIG_ID),
+      config_of<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+      config_of<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
+      config_of<int>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+      impl_->best.workspaceSize >= (std::size_t{1} << 20U)
+          ? fmt::format("{} MiB", impl_->best.workspaceSize >> 20U)
+          : fmt::format("{} B", impl_->best.workspaceSize),
+      workspace_bytes >> 20U);
+}
+
+} // namespace gpubench::cuda

@@ -1,0 +1,337 @@
+#include "gpubench/gemm/gemm_bench.hpp"
+
+#include "gpubench/core/errors.hpp"
+#include "gpubench/core/half.hpp"
+#include "gpubench/core/random.hpp"
+#include "gpubench/core/thread_pool.hpp"
+#include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/gemm.hpp"
+#include "gpubench/cuda/memory.hpp"
+#include "gpubench/cuda/runtime.hpp"
+#include "gpubench/engine/gpu_setup.hpp"
+#include "gpubench/engine/host_buffer.hpp"
+#include "gpubench/engine/phases.hpp"
+#include "gpubench/gemm/gemm_cpu.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <vector>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+
+/// Above this many multiply-adds a build without OpenBLAS checks a grid of elements (the plain f64
+/// loop would take minutes); below it, every element.
+constexpr double full_loop_limit = 1ULL << 31U;
+constexpr std::int64_t sampled_grid = 64;
+
+cuda::gemm_precision precision_of(gemm_dtype t) {
+  switch (t) {
+  case gemm_dtype::f64: return cuda::gemm_precision::f64;
+  case gemm_dtype::f32: return cuda::gemm_precision::f32;
+  case gemm_dtype::tf32: return cuda::gemm_precision::tf32;
+  case gemm_dtype::bf16: return cuda::gemm_precision::bf16;
+  case gemm_dtype::f16: return cuda::gemm_precision::f16;
+  }
+  return cuda::gemm_precision::f32;
+}
+
+/// A matrix of `count` values uniform in [-1, 1) from (seed, stream), rounded to `t`, stored in
+/// `out` in that type, and the same rounded values as f64 in `wide` (the reference's inputs).
+void fill_matrix(gemm_dtype t, void* out, std::vector<double>& wide, std::size_t count,
+                 std::uint64_t seed, std::uint64_t stream, thread_pool& pool) {
+  wide.resize(count);
+  pool.parallel_for(count, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double x = 2.0 * random_unit_double(seed, stream, i) - 1.0;
+      switch (t) {
+      case gemm_dtype::f64:
+        static_cast<double*>(out)[i] = x;
+        wide[i] = x;
+        break;
+      case gemm_dtype::f32:
+      case gemm_dtype::tf32: {
+        const auto f = static_cast<float>(x);
+        static_cast<float*>(out)[i] = f;
+        wide[i] = f;
+        break;
+      }
+      case gemm_dtype::bf16: {
+        const auto h = float_to_bf16(static_cast<float>(x));
+        static_cast<std::uint16_t*>(out)[i] = h;
+        wide[i] = bf16_to_float(h);
+        break;
+      }
+      case gemm_dtype::f16: {
+        const auto h = float_to_half(static_cast<float>(x));
+        static_cast<std::uint16_t*>(out)[i] = h;
+        wide[i] = half_to_float(h);
+        break;
+      }
+      }
+    }
+  });
+}
+
+/// The row `name` of `r`, null when SIGINT stopped it before its first sample.
+measurement* row(result& r, std::string_view name) {
+  for (auto& m : r.measurements)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::string openblas_description(gemm_dtype t, int threads) {
+  const bool f64 = t == gemm_dtype::f64;
+  std::string how = f64 ? "cblas_dgemm" : "cblas_sgemm";
+  if (t == gemm_dtype::tf32) how += " (the CPU has no tf32: the f32 product)";
+  if (t == gemm_dtype::bf16 || t == gemm_dtype::f16)
+    how += fmt::format(" on the {} inputs widened to f32 beforehand (exact, not timed), f32 out",
+                       gemm_dtype_name(t));
+  return fmt::format("{}, {} of its own threads, column-major, alpha 1, beta 0: {}",
+                     openblas_config(), threads, how);
+}
+
+result run_gemm_point(const json& point, run_context& ctx) {
+  const auto& opts = ctx.options();
+  const int device = point_device(point);
+  const gemm_dtype type = *parse_gemm_dtype(point.at("dtype").get<std::string>());
+  const auto shape =
+      *gemm_layout(point.at("layout").get<std::string>(), point.at("m").get<std::int64_t>(),
+                   point.at("n").get<std::int64_t>(), point.at("k").get<std::int64_t>());
+  const std::size_t esize = gemm_element_bytes(type);
+  const auto count_a = static_cast<std::size_t>(shape.m * shape.k);
+  const auto count_b = static_cast<std::size_t>(shape.k * shape.n);
+  const auto count_c = static_cast<std::size_t>(shape.m * shape.n);
+  const std::string label =
+      fmt::format("gemm {}x{}x{} {}", shape.m, shape.n, shape.k, gemm_dtype_name(type));
+  auto& pool = ctx.cpu_pool();
+  const bool f64 = type == gemm_dtype::f64;
+  const bool widen = type == gemm_dtype::bf16 || type == gemm_dtype::f16;
+  const std::size_t cpu_esize = f64 ? 8 : 4;
+  const bool with_openblas = openblas_built_in();
+
+  result r;
+  r.params = point;
+  if (!with_openblas) r.derived["cpu_openblas"] = "not built in";
+  if (opts.cpu_only && !with_openblas) {
+    r.status = result_status::skipped;
+    r.reason = "this build has no OpenBLAS, the only CPU row of gemm (docs/gemm.md)";
+    return r;
+  }
+  // A, B, C in their type; their f64 copies for the reference (and |A|, |B| with OpenBLAS); the
+  // reference's C and S; f32 copies for OpenBLAS when the type is 16-bit; the CPU row's C.
+  const double reference_cells = with_openblas ? static_cast<double>(count_c)
+                                               : static_cast<double>(sampled_grid * sampled_grid);
+  require_host_memory((count_a + count_b + count_c) * esize +
+                          (count_a + count_b) * 8 * (with_openblas ? 2 : 1) +
+                          static_cast<std::size_t>(
+                              2 * 8 * std::min(reference_cells, static_cast<double>(count_c))) +
+                          (widen ? (count_a + count_b) * 4 : 0) + count_c * cpu_esize,
+                      label);
+  const host_memory kind = opts.cpu_only ? host_memory::pageable : host_memory::pinned;
+  host_buffer a(count_a * esize, kind);
+  host_buffer b(count_b * esize, kind);
+  std::vector<double> a64;
+  std::vector<double> b64;
+  fill_matrix(type, a.data(), a64, count_a, opts.seed, 1, pool);
+  fill_matrix(type, b.data(), b64, count_b, opts.seed, 2, pool);
+  const work_counts work = gemm_work(shape, type);
+
+  // The reference first: every element of C (with OpenBLAS: dgemm), or a grid of them.
+  gemm_reference ref;
+  if (opts.verify) {
+    const double fmas =
+        static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
+    ref = gemm_reference_f64(shape, a64, b64, pool,
+                             fmas <= full_loop_limit ? shape.m + shape.n : sampled_grid);
+  }
+  a64 = {};
+  b64 = {};
+
+  // The CPU row: OpenBLAS on the pool's thread count, from the same rounded inputs.
+  std::vector<float> a32;
+  std::vector<float> b32;
+  std::vector<std::byte> cpu_c(with_openblas ? count_c * cpu_esize : 0);
+  const void* cpu_a = a.data();
+  const void* cpu_b = b.data();
+  if (widen && with_openblas) {
+    a32.resize(count_a);
+    b32.resize(count_b);
+    const auto* ha = static_cast<const std::uint16_t*>(static_cast<const void*>(a.data()));
+    const auto* hb = static_cast<const std::uint16_t*>(static_cast<const void*>(b.data()));
+    if (type == gemm_dtype::f16) {
+      half_to_float(ha, a32.data(), count_a);
+      half_to_float(hb, b32.data(), count_b);
+    } else {
+      for (std::size_t i = 0; i < count_a; ++i) a32[i] = bf16_to_float(ha[i]);
+      for (std::size_t i = 0; i < count_b; ++i) b32[i] = bf16_to_float(hb[i]);
+    }
+    cpu_a = a32.data();
+    cpu_b = b32.data();
+  }
+  const int threads = pool.size();
+  const auto cpu_gemm = [&] { openblas_gemm(shape, f64, cpu_a, cpu_b, cpu_c.data(), threads); };
+  const auto measure_openblas = [&] {
+    if (!with_openblas || interrupt_requested()) return;
+    if (opts.verify) { // OpenBLAS's own product, against the same bound in its output type
+      std::memset(cpu_c.data(), 0xFF, cpu_c.size());
+      cpu_gemm();
+      r.verify.merge(check_gemm(f64 ? gemm_dtype::f64 : gemm_dtype::f32, shape, cpu_c.data(), ref),
+                     "cpu_openblas");
+    }
+    measure_cpu(r, "cpu_openblas", opts.measure, work, cpu_gemm);
+    if (auto* m = row(r, "cpu_openblas"); m != nullptr) {
+      m->description = openblas_description(type, threads);
+      add_cpu_energy(*m, opts, cpu_gemm, work.items, "FLOP");
+    }
+  };
+  if (opts.cpu_only) {
+    measure_openblas();
+    return r;
+  }
+
+  const cuda::scoped_device guard(device);
+  const std::size_t bytes_a = count_a * esize;
+  const std::size_t bytes_b = count_b * esize;
+  const std::size_t bytes_c = count_c * esize;
+  cuda::require_device_memory(bytes_a + bytes_b + bytes_c + cuda::gemm_plan::workspace_bytes,
+                              label.c_str());
+  const cuda::gemm_plan plan(
+      {precision_of(type), shape.m, shape.n, shape.k, shape.trans_a, shape.trans_b});
+  gpu_setup gpu(ctx.device_with_peaks(device), ctx.telemetry(device));
+  const cudaStream_t s = gpu.stream.get();
+  cuda::device_buffer<std::byte> da(bytes_a);
+  cuda::device_buffer<std::byte> db(bytes_b);
+  cuda::device_buffer<std::byte> dc(bytes_c);
+  host_buffer c(bytes_c, host_memory::pinned);
+  cuda::copy_to_device_async(da.data(), a.data(), bytes_a, s);
+  cuda::copy_to_device_async(db.data(), b.data(), bytes_b, s);
+  const auto kernel = [&](cudaStream_t st) { plan.run(da.data(), db.data(), dc.data(), st); };
+  const auto upload = [&](cudaStream_t st) {
+    cuda::copy_to_device_async(da.data(), a.data(), bytes_a, st);
+    cuda::copy_to_device_async(db.data(), b.data(), bytes_b, st);
+  };
+  const auto download = [&](cudaStream_t st) {
+    cuda::copy_to_host_async(c.data(), dc.data(), bytes_c, st);
+  };
+  const auto end_to_end = [&](cudaStream_t st) {
+    upload(st);
+    kernel(st);
+    download(st);
+  };
+  if (opts.verify) {
+    const auto compare = [&] { return check_gemm(type, shape, c.data(), ref); };
+    r.verify.merge(checked_run(
+                       s, {{dc.data(), bytes_c, true}, {c.data(), bytes_c, false}},
+                       [&](cudaStream_t st) {
+                         kernel(st);
+                         download(st);
+                       },
+                       compare),
+                   "kernel");
+    r.verify.merge(checked_run(s, {{dc.data(), bytes_c, true}, {c.data(), bytes_c, false}},
+                               end_to_end, compare),
+                   "end_to_end");
+  }
+
+  measure_gpu(r, gpu.sampler, "kernel", opts.measure, work, kernel);
+  if (auto* m = row(r, "kernel"); m != nullptr) m->description = plan.algorithm();
+  add_gpu_energy(r, "kernel", gpu.sampler, opts, kernel, work.items, "FLOP");
+  measure_gpu_extra_rows(r, gpu.sampler, "kernel", opts.measure, work, kernel);
+  const auto elements = [](std::size_t n) { return static_cast<double>(n); };
+  measure_gpu(r, gpu.sampler, "h2d", opts.measure,
+              {static_cast<double>(bytes_a + bytes_b), elements(count_a + count_b), "elements"},
+              upload);
+  measure_gpu(r, gpu.sampler, "d2h", opts.measure,
+              {static_cast<double>(bytes_c), elements(count_c), "elements"}, download);
+  measure_gpu(r, gpu.sampler, "end_to_end", opts.measure,
+              {static_cast<double>(bytes_a + bytes_b + bytes_c), work.items, "FLOP"}, end_to_end);
+
+  // FLOP/s against the dtype's theoretical peak at the SM clock NVML read during the kernel row
+  // (the device's maximum clock where NVML is absent), from the per-architecture table.
+  const auto& info = gpu.dev.info;
+  if (const auto* m = r.find("kernel"); m != nullptr && m->stats.median > 0) {
+    const auto per_clock = gemm_flops_per_clock_per_sm(type, info.cc_major, info.cc_minor);
+    double mhz = 0;
+    std::string clock_source = "nvml";
+    if (m->telemetry.contains("sm_clock_mhz"))
+      mhz = m->telemetry["sm_clock_mhz"].value("median", 0.0);
+    if (mhz <= 0) {
+      mhz = cuda::max_sm_clock_khz(device) / 1e3;
+      clock_source = "max";
+    }
+    if (per_clock && mhz > 0) {
+      const double peak = *per_clock * info.sms * mhz * 1e6;
+      r.derived["kernel_peak_flops_per_s"] = peak;
+      r.derived["kernel_peak_clock_mhz"] = mhz;
+      r.derived["kernel_peak_clock"] = clock_source == "nvml"
+                                           ? "SM clock NVML read during the kernel row (median)"
+                                           : "the device's maximum SM clock (no NVML reading)";
+      r.derived["kernel_peak_fraction"] = work.items / m->stats.median / peak;
+    } else if (!per_clock) {
+      r.derived["kernel_peak_fraction"] =
+          fmt::format("not known for compute capability {}.{}", info.cc_major, info.cc_minor);
+    }
+  }
+  measure_openblas();
+  return r;
+}
+
+} // namespace
+
+benchmark make_gemm_benchmark() {
+  benchmark b("gemm",
+              "C = op(A) op(B) on cuBLASLt vs OpenBLAS: FLOP/s, transfers, end to end, verified",
+              "Examples:\n"
+              "  gpubench gemm\n"
+              "  gpubench gemm --dtype bf16,f16,tf32 --m 8192 --n 8192 --k 8192\n"
+              "  gpubench gemm --m 1024:16384:x2 --dtype f32 --layout nn,tn\n"
+              "  gpubench gemm --m 512 --n 512 --k 512 --cpu-only\n");
+  using k = param_kind;
+  const auto extent = [](const char* name, const char* help) {
+    return param_spec{.name = name,
+                      .help = help,
+                      .default_value = "8192",
+                      .sweepable = true,
+                      .kind = k::size,
+                      .min = 1,
+                      .max = 1048576.0 /* 2^20 */};
+  };
+  b.params = {
+      extent("m", "rows of C and of op(A)"),
+      extent("n", "columns of C and of op(B)"),
+      extent("k", "columns of op(A), rows of op(B): the length of each dot product"),
+      {.name = "dtype",
+       .help = "element type of A, B and C: f64, f32 (CUDA cores), tf32 (f32 data on the tensor "
+               "cores), bf16, f16 (f32 accumulation)",
+       .default_value = "f32",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = {"f64", "f32", "tf32", "bf16", "f16"}},
+      {.name = "layout",
+       .help = "nn, nt or tn: whether A and B are used transposed (column-major storage)",
+       .default_value = "nn",
+       .sweepable = true,
+       .kind = k::word,
+       .choices = {"nn", "nt", "tn"}},
+  };
+  b.run_point = run_gemm_point;
+  b.device_bytes = [](const json& point) {
+    const auto e = gemm_element_bytes(*parse_gemm_dtype(point.at("dtype").get<std::string>()));
+    const auto m = point.at("m").get<std::size_t>();
+    const auto n = point.at("n").get<std::size_t>();
+    const auto kk = point.at("k").get<std::size_t>();
+    return (m * kk + kk * n + m * n) * e + cuda::gemm_plan::workspace_bytes;
+  };
+  b.after_point.ratios = {{"speedup_kernel_vs_cpu_openblas", "cpu_openblas", "kernel"},
+                          {"speedup_end_to_end_vs_cpu_openblas", "cpu_openblas", "end_to_end"}};
+  b.after_point.verify_failure = "GPU result outside the bound of the f64 reference";
+  complete_declaration(b);
+  return b;
+}
+
+} // namespace gpubench

@@ -1,0 +1,71 @@
+// gemm through the driver: every dtype and layout at a small shape with odd sizes (every element
+// checked against the f64 reference, the output poisoned first), every dtype at a large square
+// shape, and the rows and figures each point carries.
+#include "gpubench/gemm/gemm_bench.hpp"
+#include "gpubench/gemm/gemm_cpu.hpp"
+
+#include "common.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace gpubench;
+
+namespace {
+
+result run_gemm(const nlohmann::json& point) {
+  common_options opts;
+  opts.measure.warmup = 0;
+  opts.measure.min_samples = 2;
+  opts.measure.max_samples = 3;
+  opts.measure.min_time = 0;
+  opts.measure.timeout = 0.5;
+  opts.seed = fresh_seed();
+  run_context ctx(opts);
+  return make_gemm_benchmark().run_point(point, ctx);
+}
+
+} // namespace
+
+TEST_CASE("gemm matches the f64 reference for every dtype and layout at odd shapes",
+          "[gemm][sanitize]") {
+  const auto type = GENERATE(std::string("f64"), std::string("f32"), std::string("tf32"),
+                             std::string("bf16"), std::string("f16"));
+  const auto layout = GENERATE(std::string("nn"), std::string("nt"), std::string("tn"));
+  const nlohmann::json point{{"m", 67},       {"n", 45},          {"k", 129},
+                             {"dtype", type}, {"layout", layout}, {"device", 0}};
+  INFO(point.dump());
+  const auto r = run_gemm(point);
+  REQUIRE(r.status == result_status::ok);
+  CHECK(r.verify.performed);
+  CHECK(r.verify.passed);
+  // kernel and end_to_end, every element each; and OpenBLAS's product where built in.
+  CHECK(r.verify.checked == (openblas_built_in() ? 3U : 2U) * 67U * 45U);
+  for (const char* name : {"kernel", "h2d", "d2h", "end_to_end"}) {
+    const auto* m = r.find(name);
+    REQUIRE(m != nullptr);
+    CHECK(m->stats.count >= 2);
+    CHECK(m->stats.min > 0);
+  }
+  CHECK(r.find("kernel")->work.items == 2.0 * 67 * 45 * 129);
+  CHECK(r.find("kernel")->description.find("cuBLASLt algorithm") != std::string::npos);
+  CHECK(r.derived.contains("kernel_peak_fraction"));
+  CHECK((r.find("cpu_openblas") != nullptr) == openblas_built_in());
+}
+
+TEST_CASE("gemm matches the f64 reference for every dtype at 2048 x 2048 x 2048", "[gemm]") {
+  const auto type = GENERATE(std::string("f64"), std::string("f32"), std::string("tf32"),
+                             std::string("bf16"), std::string("f16"));
+  const nlohmann::json point{{"m", 2048},     {"n", 2048},      {"k", 2048},
+                             {"dtype", type}, {"layout", "nn"}, {"device", 0}};
+  INFO(point.dump());
+  const auto r = run_gemm(point);
+  REQUIRE(r.status == result_status::ok);
+  CHECK(r.verify.passed);
+  INFO(r.verify.method);
+  CHECK(r.verify.details.value("worst_error_of_bound", 1.0) < 1.0);
+  const double fraction = r.derived.value("kernel_peak_fraction", 0.0);
+  CHECK(fraction > 0.05); // a tensor-core shape far below its peak is a wrong algorithm or clock
+  CHECK(fraction < 1.05); // above the theoretical peak is a wrong table or timer
+}
