@@ -90,6 +90,22 @@ class ShippedConfigs(RunFileCase):
             with self.subTest(config=os.path.basename(config)), open(config, encoding="utf-8") as f:
                 validator.validate(json.load(f))
 
+    def test_schema_names_every_benchmark_a_run_file_can_run(self):
+        """The schema's list of benchmarks is the binary's: each runs from a run file (checked
+        by --dry-run), and a name the binary does not know is refused by both."""
+        with open(SCHEMA, encoding="utf-8") as f:
+            names = json.load(f)["$defs"]["entry"]["properties"]["benchmark"]["enum"]
+        self.assertEqual(sorted(names), ["augment", "gemm", "pipeline", "stream", "vecadd"])
+        with tempfile.TemporaryDirectory() as d:
+            for name in names + ["matmul"]:
+                path = os.path.join(d, f"{name}.json")
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump({"benchmarks": [{"benchmark": name}]}, f)
+                proc = subprocess.run([GPUBENCH, "run", path, "--dry-run"], capture_output=True,
+                                      text=True, check=False)
+                self.assertEqual(proc.returncode, 2 if name == "matmul" else 0,
+                                 f"{name}: {proc.stderr}")
+
     def test_schema_rejects_what_gpubench_rejects(self):
         import jsonschema
         with open(SCHEMA, encoding="utf-8") as f:
