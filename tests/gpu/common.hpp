@@ -1,5 +1,7 @@
 #pragma once
 // Shared by the GPU test files.
+#include "gpubench/engine/options.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -17,6 +19,19 @@ inline std::uint64_t fresh_seed() {
     WARN("GPU tests seed: " << seed);
   }
   return seed;
+}
+
+/// Options for a driver run that checks behaviour, not speed: no warm-up, 2 to 3 samples, at most
+/// half a second a row, and this run's fresh seed.
+inline common_options short_run_options() {
+  common_options opts;
+  opts.measure.warmup = 0;
+  opts.measure.min_samples = 2;
+  opts.measure.max_samples = 3;
+  opts.measure.min_time = 0;
+  opts.measure.timeout = 0.5;
+  opts.seed = fresh_seed();
+  return opts;
 }
 
 } // namespace gpubench

@@ -19,14 +19,8 @@ using Catch::Matchers::Contains;
 namespace {
 
 common_options quick_options() {
-  common_options opts;
-  opts.measure.min_samples = 2;
-  opts.measure.max_samples = 3;
-  opts.measure.min_time = 0;
-  opts.measure.timeout = 0.5;
-  opts.measure.warmup = 0;
+  common_options opts = short_run_options();
   opts.verbosity = 0;
-  opts.seed = fresh_seed();
   opts.devices = {0};
   return opts;
 }

@@ -15,13 +15,7 @@ using namespace gpubench;
 namespace {
 
 result run_gemm(const nlohmann::json& point) {
-  common_options opts;
-  opts.measure.warmup = 0;
-  opts.measure.min_samples = 2;
-  opts.measure.max_samples = 3;
-  opts.measure.min_time = 0;
-  opts.measure.timeout = 0.5;
-  opts.seed = fresh_seed();
+  common_options opts = short_run_options();
   run_context ctx(opts);
   return make_gemm_benchmark().run_point(point, ctx);
 }

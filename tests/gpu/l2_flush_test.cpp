@@ -160,14 +160,8 @@ TEST_CASE("--l2-flush write: the dirty lines' write-back lands in the timed kern
 
 TEST_CASE("the vecadd driver verifies and records --l2-flush write on every timed GPU row",
           "[gpu][l2_flush]") {
-  common_options opts;
-  opts.measure.warmup = 0;
-  opts.measure.min_samples = 2;
-  opts.measure.max_samples = 3;
-  opts.measure.min_time = 0;
-  opts.measure.timeout = 0.5;
+  common_options opts = short_run_options();
   opts.measure.l2_flush = l2_flush_mode::write;
-  opts.seed = fresh_seed();
   run_context ctx(opts);
   const auto bench = make_vecadd_benchmark();
   const auto kernel = GENERATE(std::string("seed"), std::string("vectorized"));

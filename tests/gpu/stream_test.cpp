@@ -103,13 +103,7 @@ TEST_CASE("stream launchers refuse what the kernels cannot do", "[stream]") {
 }
 
 TEST_CASE("every stream kernel runs and verifies through the driver", "[stream][sanitize]") {
-  common_options opts;
-  opts.measure.warmup = 0;
-  opts.measure.min_samples = 2;
-  opts.measure.max_samples = 3;
-  opts.measure.min_time = 0;
-  opts.measure.timeout = 0.5;
-  opts.seed = fresh_seed();
+  common_options opts = short_run_options();
   run_context ctx(opts);
   const auto bench = make_stream_benchmark();
   const auto type = GENERATE(std::string("f32"), std::string("f64"));

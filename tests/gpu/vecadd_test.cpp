@@ -92,13 +92,7 @@ TEST_CASE("a corrupted GPU result is reported as a mismatch", "[vecadd]") {
 }
 
 TEST_CASE("every vecadd phase runs and verifies through the driver", "[vecadd][sanitize]") {
-  common_options opts;
-  opts.measure.warmup = 0;
-  opts.measure.min_samples = 2;
-  opts.measure.max_samples = 3;
-  opts.measure.min_time = 0;
-  opts.measure.timeout = 0.5;
-  opts.seed = fresh_seed();
+  common_options opts = short_run_options();
   run_context ctx(opts);
   const auto bench = make_vecadd_benchmark();
   const auto memory = GENERATE(std::string("pinned"), std::string("pageable"));

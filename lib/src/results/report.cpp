@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <ostream>
@@ -140,6 +141,13 @@ std::string marked_name(const measurement& m) {
   std::string marks = telemetry_flagged(m.telemetry) ? "*" : "";
   if (m.host_bound) marks += "^";
   return marks.empty() ? m.name : m.name + " " + marks;
+}
+
+/// The stop reasons (stop_text) that mean a limit, not the stopping rule, ended sampling.
+constexpr std::array<std::string_view, 3> limit_stops{"max-n", "timeout", "intr"};
+bool limit_stop(std::string_view stop) {
+  return stop == "no" ||
+         std::find(limit_stops.begin(), limit_stops.end(), stop) != limit_stops.end();
 }
 
 /// The rel.sd column: "-" under two samples (one sample says nothing about repeatability; a
@@ -288,7 +296,9 @@ std::vector<std::string> legend_items(const run_report& rep) {
   }
   std::vector<std::string> items;
   if (!any && !not_run) return items;
-  const auto has = [](const std::set<std::string>& s, const char* k) { return s.count(k) > 0; };
+  const auto has = [](const std::set<std::string>& s, std::string_view k) {
+    return s.count(std::string(k)) > 0;
+  };
   if (has(clocks, "gpu"))
     items.emplace_back("gpu = CUDA events, L2 flushed by reading before each sample");
   if (has(clocks, "gpu/d"))
@@ -307,7 +317,7 @@ std::vector<std::string> legend_items(const run_report& rep) {
   if (has(stops, "entropy"))
     items.emplace_back("entropy = stopped when the samples' entropy stopped growing");
   std::vector<std::string> limits;
-  for (const char* k : {"max-n", "timeout", "intr"})
+  for (const auto k : limit_stops)
     if (has(stops, k)) limits.emplace_back(k);
   if (!limits.empty())
     items.push_back(fmt::format("{} = a limit ended sampling (not converged: more --max-samples or "
@@ -440,7 +450,7 @@ void write_markdown(std::ostream& os, const run_report& rep) {
       const std::string stop = stop_text(m);
       flagged = flagged || telemetry_flagged(m.telemetry);
       host_bound = host_bound || m.host_bound;
-      const bool limit = stop == "max-n" || stop == "timeout" || stop == "intr" || stop == "no";
+      const bool limit = limit_stop(stop);
       limited = limited || limit;
       os << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                         markdown_text(r.benchmark), markdown_text(dev),
