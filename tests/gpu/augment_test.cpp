@@ -220,7 +220,7 @@ TEST_CASE("augment: the driver verifies and measures every implementation", "[au
   REQUIRE(points.size() == 2);
   for (auto point : points) {
     point["device"] = 0;
-    const result r = b.run_point(point, ctx);
+    const result r = run_point(b, point, ctx);
     INFO(r.verify.details.dump());
     CHECK(r.status == result_status::ok);
     CHECK(r.verify.performed);
@@ -265,7 +265,7 @@ TEST_CASE("augment: a batch that cannot fit in device memory is an out-of-memory
   points[0]["device"] = 0;
   run_context ctx(opts);
   try {
-    (void)b.run_point(points[0], ctx);
+    (void)run_point(b, points[0], ctx);
     FAIL("no out_of_memory_error");
   } catch (const cuda::out_of_memory_error& e) {
     CHECK_THAT(e.what(),

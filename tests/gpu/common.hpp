@@ -1,6 +1,10 @@
 #pragma once
 // Shared by the GPU test files.
+#include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/options.hpp"
+#include "gpubench/engine/point.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -32,6 +36,11 @@ inline common_options short_run_options() {
   opts.measure.timeout = 0.5;
   opts.seed = fresh_seed();
   return opts;
+}
+
+/// Runs `point` (with its "device") of benchmark `b` as the runner does: through its typed view.
+inline result run_point(const benchmark& b, const nlohmann::json& point, run_context& ctx) {
+  return b.run_point(point_view(b.params, point), ctx);
 }
 
 } // namespace gpubench

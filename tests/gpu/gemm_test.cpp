@@ -17,7 +17,7 @@ namespace {
 result run_gemm(const nlohmann::json& point) {
   common_options opts = short_run_options();
   run_context ctx(opts);
-  return make_gemm_benchmark().run_point(point, ctx);
+  return run_point(make_gemm_benchmark(), point, ctx);
 }
 
 } // namespace

@@ -169,7 +169,7 @@ TEST_CASE("the vecadd driver verifies and records --l2-flush write on every time
                              {"memory", "pinned"}, {"block", 256},   {"chunks", 8},
                              {"streams", 2},       {"device", 0}};
   INFO(point.dump());
-  const auto r = bench.run_point(point, ctx);
+  const auto r = run_point(bench, point, ctx);
   CHECK(r.status == result_status::ok);
   CHECK(r.verify.passed);
   for (const auto& m : r.measurements) {

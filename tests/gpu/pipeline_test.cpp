@@ -53,7 +53,7 @@ std::vector<result> run_pipeline(param_values given, const common_options& opts)
   for (auto point : b->plan(with_defaults(*b, given), opts)) {
     point["device"] = 0;
     if (!corrupt.empty()) point[pipeline_corrupt_key] = corrupt;
-    out.push_back(b->run_point(point, ctx));
+    out.push_back(run_point(*b, point, ctx));
   }
   return out;
 }

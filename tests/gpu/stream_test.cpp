@@ -111,7 +111,7 @@ TEST_CASE("every stream kernel runs and verifies through the driver", "[stream][
   const nlohmann::json point{
       {"n", n}, {"dtype", type}, {"block", 256}, {"grid", "device"}, {"device", 0}};
   INFO(point.dump());
-  const auto r = bench.run_point(point, ctx);
+  const auto r = run_point(bench, point, ctx);
   CHECK(r.status == result_status::ok);
   CHECK(r.verify.performed);
   CHECK(r.verify.passed);

@@ -102,7 +102,7 @@ TEST_CASE("every vecadd phase runs and verifies through the driver", "[vecadd][s
                              {"memory", memory}, {"block", 256},   {"chunks", 16},
                              {"streams", 4},     {"device", 0}};
   INFO(point.dump());
-  const auto r = bench.run_point(point, ctx);
+  const auto r = run_point(bench, point, ctx);
   CHECK(r.status == result_status::ok);
   CHECK(r.verify.performed);
   CHECK(r.verify.passed);

@@ -4,6 +4,7 @@
 #include "gpubench/augment/augment_bench.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/registry/registry.hpp"
@@ -83,11 +84,13 @@ TEST_CASE("a default point read back gives the defaults of the table", "[benchma
 
   const auto points = plan_of("augment", {});
   REQUIRE(points.size() == 1);
-  const augment_config planned = augment_config_from_point(points[0]);
+  const augment_config planned =
+      augment_config_from_point(point_view(augment_param_table(), points[0]));
   CHECK(planned.height == table.height);
   CHECK(planned.mean == table.mean);
 
-  const pipeline_config p = pipeline_config_from_point(json::object());
+  const json none = json::object();
+  const pipeline_config p = pipeline_config_from_point(point_view(pipeline_param_table(), none));
   const pipeline_config q;
   CHECK(p.batch == q.batch);
   CHECK(p.depth == q.depth);
@@ -176,7 +179,7 @@ TEST_CASE("the runner gives the verdict, the ratios and no peak fraction on the 
   b.after_point.ratios = {{"speedup_fast_vs_slow", "slow", "fast"}, {"missing", "slow", "absent"}};
   b.after_point.peak_fraction_of = {"fast"};
   b.after_point.verify_failure = "fast differs from slow";
-  b.run_point = [](const json& /*point*/, run_context& /*ctx*/) {
+  b.run_point = [](const point_view& /*point*/, run_context& /*ctx*/) {
     result r;
     r.measurements = {test::finalized("fast", {1e-3, 1e-3}), test::finalized("slow", {4e-3})};
     verification v;

@@ -1,5 +1,6 @@
 // The runner's error policy: whatever fails inside one point is recorded with that
 // point, the results so far are kept and the sweep goes on; input errors still end the run.
+#include "gpubench/engine/point.hpp"
 #include "gpubench/engine/runner.hpp"
 
 #include "gpubench/core/errors.hpp"
@@ -22,10 +23,10 @@ template <typename Throw>
 run_report sweep_failing_in_the_middle(Throw fail) {
   benchmark b;
   b.name = "fake";
-  b.run_point = [fail](const nlohmann::json& point, run_context& /*ctx*/) {
-    if (point.at("n") == 2) fail();
+  b.run_point = [fail](const point_view& point, run_context& /*ctx*/) {
+    if (point.values().at("n") == 2) fail();
     result r;
-    r.params = point;
+    r.params = point.values();
     measurement m;
     m.name = "work";
     m.samples = {1e-3, 1e-3};

@@ -1,5 +1,6 @@
 // --concurrent's host side (docs/multi-gpu.md): one thread per device, the threads meet before
 // every measurement, a failing thread does not hang the others, and the results merge per point.
+#include "gpubench/engine/point.hpp"
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 
 #include "common.hpp"
@@ -69,9 +70,9 @@ TEST_CASE("execute_concurrent: every device runs every point, all threads start 
   overlap_probe probe;
   benchmark b;
   b.name = "fake";
-  b.run_point = [&probe](const nlohmann::json& point, run_context& /*ctx*/) {
+  b.run_point = [&probe](const point_view& point, run_context& /*ctx*/) {
     result r;
-    r.params = point;
+    r.params = point.values();
     for (const char* name : {"kernel", "copy"}) {
       // The measurement starts (and meets the other threads) before its first sample.
       r.measurements.push_back(
@@ -122,11 +123,11 @@ TEST_CASE("execute_concurrent: a device whose point fails leaves the others to f
           "[multi_gpu]") {
   benchmark b;
   b.name = "fake";
-  b.run_point = [](const nlohmann::json& point, run_context& /*ctx*/) -> result {
-    if (point_device(point) == 1 && point["n"] == 1)
+  b.run_point = [](const point_view& point, run_context& /*ctx*/) -> result {
+    if (point.device() == 1 && point.values()["n"] == 1)
       throw cuda::out_of_memory_error(cudaErrorMemoryAllocation, "fake: out of memory");
     result r;
-    r.params = point;
+    r.params = point.values();
     r.measurements.push_back(measure_host("kernel", {0, 1, 1, 0, 1, 10, true}, {1e6, 1e3, "items"},
                                           [] { std::this_thread::sleep_for(1ms); }));
     return r;

@@ -2,6 +2,7 @@
 // FLOPs are counted as documented, the bitwise weight check catches one flipped bit, pooling is an
 // average, and the plan rejects bad input naming the option.
 #include "gpubench/core/errors.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
 #include "gpubench/registry/registry.hpp"
@@ -129,11 +130,12 @@ TEST_CASE("the default plan runs both scenarios with every mode that applies", "
   CHECK(points[0].at("mode") == "serial,streams,graph,cpu-augment");
   CHECK(points[1].at("scenario") == "encoder-decoder");
   CHECK(points[1].at("mode") == "serial,streams,graph");
-  const auto cfg = pipeline_config_from_point(points[0]);
+  const auto cfg = pipeline_config_from_point(point_view(pipeline_param_table(), points[0]));
   CHECK(cfg.batch == 32);
   CHECK(cfg.depth == 2);
   CHECK(cfg.modes.size() == 4);
-  CHECK(pipeline_config_from_point(points[1]).scenario == pipeline_scenario::encoder_decoder);
+  CHECK(pipeline_config_from_point(point_view(pipeline_param_table(), points[1])).scenario ==
+        pipeline_scenario::encoder_decoder);
 }
 
 TEST_CASE("sweeps expand scenario x batch x depth, and serial is always included",

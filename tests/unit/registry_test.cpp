@@ -8,6 +8,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/engine/measure.hpp"
 #include "gpubench/engine/plan_listing.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/engine/run_file.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/results/report.hpp"
@@ -37,15 +38,15 @@ std::uint64_t pairwise_sum(const std::uint64_t* v, std::size_t n) {
   return pairwise_sum(v, n / 2) + pairwise_sum(v + n / 2, n - n / 2);
 }
 
-result run_sum_point(const json& point, run_context& ctx) {
+result run_sum_point(const point_view& point, run_context& ctx) {
   const auto& opts = ctx.options();
-  const auto n = point.at("n").get<std::size_t>();
+  const auto n = point.get<std::size_t>("n");
   std::vector<std::uint64_t> v(n);
   std::iota(v.begin(), v.end(), std::uint64_t{1});
   const std::uint64_t want = n * (n + 1) / 2;
 
   result r;
-  r.params = point;
+  r.params = point.values();
   const work_counts work{8.0 * static_cast<double>(n), static_cast<double>(n), "integers"};
   std::uint64_t got_serial = 0;
   std::uint64_t got_pairwise = 0;

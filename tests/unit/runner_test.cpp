@@ -4,6 +4,7 @@
 
 #include "common.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/engine/point.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -20,9 +21,7 @@ measurement with_samples(std::string name, std::vector<double> samples) {
 result run_one(const result& returned) {
   benchmark b;
   b.name = "fake";
-  b.run_point = [returned](const nlohmann::json& /*point*/, run_context& /*ctx*/) {
-    return returned;
-  };
+  b.run_point = [returned](const point_view& /*point*/, run_context& /*ctx*/) { return returned; };
   common_options opts;
   opts.verbosity = 0;
   run_context ctx(opts);
@@ -90,7 +89,7 @@ TEST_CASE("runner: a point stopped by SIGINT before any measurement is skipped",
   // The signal arrives while the benchmark prepares its inputs: it returns without measuring.
   benchmark b;
   b.name = "fake";
-  b.run_point = [](const nlohmann::json& /*point*/, run_context& /*ctx*/) {
+  b.run_point = [](const point_view& /*point*/, run_context& /*ctx*/) {
     request_interrupt();
     return result{};
   };

@@ -16,6 +16,7 @@
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/report.hpp"
@@ -43,9 +44,13 @@ struct impl_choice {
   bool fused = false;
 };
 
-impl_choice impls_of(const json& point) {
-  const std::string impl = point.value("impl", "all");
-  return {impl != "fused", impl != "staged"};
+constexpr std::array<word_choice<impl_choice>, 3> impl_words{
+    {{"staged", {true, false}}, {"fused", {false, true}}, {"all", {true, true}}}};
+
+/// The GPU implementations a point runs (a --cpu-only point, which has no impl, reads the
+/// table's default and runs none of them).
+impl_choice impls_of(const point_view& point) {
+  return point.word<impl_choice>("impl", impl_words);
 }
 
 std::size_t device_bytes_needed(const augment_shape& shape, impl_choice impl, int l2_bytes) {
@@ -169,13 +174,13 @@ void derive(result& r, int batch) {
     r.derived["fastest_cpu"] = fastest;
 }
 
-result run_augment_point(const json& point, run_context& ctx) {
+result run_augment_point(const point_view& point, run_context& ctx) {
   const auto& opts = ctx.options();
   const augment_config cfg = augment_config_from_point(point);
   const augment_shape shape = make_augment_shape(cfg);
   const impl_choice impl = impls_of(point);
-  const std::string input_dir = point.value("input", "");
-  const std::string samples_dir = point.value("save-samples", "");
+  const std::string input_dir = point.text("input");
+  const std::string samples_dir = point.text("save-samples");
   const auto batch = static_cast<std::size_t>(cfg.batch);
   const std::size_t in_bytes = batch * cfg.channels * shape.input_pixels();
   const std::size_t out_n = batch * cfg.channels * shape.output_pixels();
@@ -183,10 +188,10 @@ result run_augment_point(const json& point, run_context& ctx) {
   auto& pool = ctx.cpu_pool();
 
   result r;
-  r.params = point;
+  r.params = point.values();
   // The device first: a batch too large for the GPU is reported as that (the point is skipped
   // with what it needs), not as the host memory the same batch would also lack.
-  if (!opts.cpu_only) require_fit(shape, impl, point_device(point));
+  if (!opts.cpu_only) require_fit(shape, impl, point.device());
   const bool with_opencv = augment_opencv::built_in();
   require_host_memory(in_bytes + out_n * sizeof(float) * (with_opencv ? 2 : 1) +
                           (opts.cpu_only ? 0 : out_n * dtype_size(cfg.out)),
@@ -254,7 +259,7 @@ result run_augment_point(const json& point, run_context& ctx) {
     return r;
   }
 
-  const int device = point_device(point);
+  const int device = point.device();
   const cuda::scoped_device guard(device);
   gpu_setup gpu(ctx.device_with_peaks(device), ctx.telemetry(device));
   const cudaStream_t s = gpu.stream.get();
@@ -427,7 +432,7 @@ benchmark make_augment_benchmark() {
   b.run_point = run_augment_point;
   b.finish_point = finish_augment_point;
   b.check_plan = check_augment_plan;
-  b.device_bytes = [](const json& point) {
+  b.device_bytes = [](const point_view& point) {
     return device_bytes_needed(make_augment_shape(augment_config_from_point(point)),
                                impls_of(point), 0);
   };

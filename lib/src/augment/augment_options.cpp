@@ -4,6 +4,7 @@
 
 #include "gpubench/augment/image_io.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
@@ -23,6 +24,9 @@ namespace {
 constexpr double max_batch = 1U << 20U;
 constexpr double max_size = 16384;
 constexpr double max_resize = 8192;
+
+constexpr std::array<word_choice<augment_interp>, 2> interp_words{
+    {{"nearest", augment_interp::nearest}, {"bilinear", augment_interp::bilinear}}};
 
 /// "LO:HI" or one value, both positive, LO <= HI.
 std::pair<double, double> parse_sigma(const std::string& text) {
@@ -148,7 +152,7 @@ const std::vector<param_spec>& augment_param_table() {
        .help = "rotation sampling",
        .default_value = "nearest",
        .kind = k::word,
-       .choices = {"nearest", "bilinear"}},
+       .choices = word_names<augment_interp>(interp_words)},
       {.name = "blur",
        .help = "gaussian kernel size: odd, 1 to 31",
        .default_value = "7",
@@ -190,31 +194,31 @@ const std::vector<param_spec>& augment_param_table() {
   return table;
 }
 
-augment_config augment_config_from_point(const json& point) {
-  const auto get = [&](const char* name) {
-    return point_value(augment_param_table(), point, name);
-  };
+augment_config augment_config_from_point(const point_view& point) {
   augment_config cfg;
-  cfg.batch = get("batch").get<int>();
-  cfg.height = point.contains("height") ? get("height").get<int>() : get("size").get<int>();
-  cfg.width = point.contains("width") ? get("width").get<int>() : get("size").get<int>();
-  cfg.channels = get("channels").get<int>();
-  cfg.crop = get("crop").get<int>();
-  cfg.resize = get("resize").get<int>();
-  cfg.degrees = get("degrees").get<double>();
-  cfg.interp = get("interp") == "bilinear" ? augment_interp::bilinear : augment_interp::nearest;
-  cfg.blur = get("blur").get<int>();
-  std::tie(cfg.sigma_lo, cfg.sigma_hi) = parse_sigma(get("sigma").get<std::string>());
+  cfg.batch = point.get<int>("batch");
+  cfg.height = point.get<int>(point.has("height") ? "height" : "size");
+  cfg.width = point.get<int>(point.has("width") ? "width" : "size");
+  cfg.channels = point.get<int>("channels");
+  cfg.crop = point.get<int>("crop");
+  cfg.resize = point.get<int>("resize");
+  cfg.degrees = point.get<double>("degrees");
+  cfg.interp = point.word<augment_interp>("interp", interp_words);
+  cfg.blur = point.get<int>("blur");
+  // LO:HI, checked when planned (finish_augment_point).
+  std::tie(cfg.sigma_lo, cfg.sigma_hi) = parse_sigma(point.text("sigma"));
   // Through float, as the plan writes them: a point read back gives the numbers it ran with.
   for (const auto& [key, out] : {std::pair{"mean", &cfg.mean}, std::pair{"std", &cfg.stddev}}) {
     out->clear();
-    for (const double x : get(key).get<std::vector<double>>())
-      out->push_back(static_cast<float>(x));
+    for (const double x : point.numbers(key)) out->push_back(static_cast<float>(x));
   }
-  cfg.out = *parse_dtype(get("out-dtype").get<std::string>());
+  cfg.out = point.word<dtype>("out-dtype", dtype_words);
   return cfg;
 }
 
-augment_config default_augment_config() { return augment_config_from_point(json::object()); }
+augment_config default_augment_config() {
+  const json none = json::object();
+  return augment_config_from_point(point_view(augment_param_table(), none));
+}
 
 } // namespace gpubench

@@ -3,6 +3,7 @@
 #include "gpubench/engine/benchmark.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/engine/runner.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
@@ -254,19 +255,12 @@ void complete_declaration(benchmark& b) {
     return points;
   };
   if (b.run_point)
-    b.run_point = [run = b.run_point, plumbing = b.after_point](const json& point,
+    b.run_point = [run = b.run_point, plumbing = b.after_point](const point_view& point,
                                                                 run_context& ctx) {
       result r = run(point, ctx);
-      complete_point(plumbing, r, ctx, point_device(point));
+      complete_point(plumbing, r, ctx, point.device());
       return r;
     };
-}
-
-json point_value(const std::vector<param_spec>& table, const json& point, std::string_view name) {
-  if (const auto it = point.find(name); it != point.end()) return *it;
-  const auto& s = spec_of(table, name);
-  if (s.default_value.empty()) return nullptr;
-  return parse_param(s, s.default_value).front();
 }
 
 const benchmark* find_benchmark(std::span<const benchmark> catalog,

@@ -1,5 +1,6 @@
 #include "gpubench/engine/plan_listing.hpp"
 
+#include "gpubench/engine/point.hpp"
 #include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
@@ -14,7 +15,7 @@ namespace {
 /// What the point's buffers take on its device; none for a CPU point or an undeclared benchmark.
 std::optional<std::size_t> device_bytes_of(const planned_point& p) {
   if (!p.bench->device_bytes || point_device(p.params) < 0) return std::nullopt;
-  return p.bench->device_bytes(p.params);
+  return p.bench->device_bytes(point_view(p.bench->params, p.params));
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/env.hpp"
 #include "gpubench/engine/option_table.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/engine/test_hooks.hpp"
 
 #include <fmt/format.h>
@@ -149,7 +150,7 @@ run_report execute(const std::vector<planned_point>& points, run_context& ctx,
     bool stop = false;
     try {
       inject_fault_at(i + 1, p, ctx); // test-only; nothing unless GPUBENCH_INJECT_FAULT names it
-      r = p.bench->run_point(p.params, ctx);
+      r = p.bench->run_point(point_view(p.bench->params, p.params), ctx);
       drop_unsampled(r);
     }
     // The error policy: whatever fails inside one point is recorded with that point, the results

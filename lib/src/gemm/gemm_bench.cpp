@@ -11,6 +11,7 @@
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/gemm/gemm_cpu.hpp"
 
 #include <fmt/format.h>
@@ -28,6 +29,12 @@ namespace {
 /// loop would take minutes); below it, every element.
 constexpr double full_loop_limit = 1ULL << 31U;
 constexpr std::int64_t sampled_grid = 64;
+
+gemm_shape shape_of(const point_view& point) {
+  return gemm_shape_of(point.word<gemm_transposes>("layout", gemm_layout_words),
+                       point.get<std::int64_t>("m"), point.get<std::int64_t>("n"),
+                       point.get<std::int64_t>("k"));
+}
 
 cuda::gemm_precision precision_of(gemm_dtype t) {
   switch (t) {
@@ -95,13 +102,11 @@ std::string openblas_description(gemm_dtype t, int threads) {
                      openblas_config(), threads, how);
 }
 
-result run_gemm_point(const json& point, run_context& ctx) {
+result run_gemm_point(const point_view& point, run_context& ctx) {
   const auto& opts = ctx.options();
-  const int device = point_device(point);
-  const gemm_dtype type = *parse_gemm_dtype(point.at("dtype").get<std::string>());
-  const auto shape =
-      *gemm_layout(point.at("layout").get<std::string>(), point.at("m").get<std::int64_t>(),
-                   point.at("n").get<std::int64_t>(), point.at("k").get<std::int64_t>());
+  const int device = point.device();
+  const gemm_dtype type = point.word<gemm_dtype>("dtype", gemm_dtype_words);
+  const gemm_shape shape = shape_of(point);
   const std::size_t esize = gemm_element_bytes(type);
   const auto count_a = static_cast<std::size_t>(shape.m * shape.k);
   const auto count_b = static_cast<std::size_t>(shape.k * shape.n);
@@ -115,7 +120,7 @@ result run_gemm_point(const json& point, run_context& ctx) {
   const bool with_openblas = openblas_built_in();
 
   result r;
-  r.params = point;
+  r.params = point.values();
   if (!with_openblas) r.derived["cpu_openblas"] = "not built in";
   if (opts.cpu_only && !with_openblas) {
     r.status = result_status::skipped;
@@ -311,21 +316,20 @@ benchmark make_gemm_benchmark() {
        .default_value = "f32",
        .sweepable = true,
        .kind = k::word,
-       .choices = {"f64", "f32", "tf32", "bf16", "f16"}},
+       .choices = word_names<gemm_dtype>(gemm_dtype_words)},
       {.name = "layout",
        .help = "nn, nt or tn: whether A and B are used transposed (column-major storage)",
        .default_value = "nn",
        .sweepable = true,
        .kind = k::word,
-       .choices = {"nn", "nt", "tn"}},
+       .choices = word_names<gemm_transposes>(gemm_layout_words)},
   };
   b.run_point = run_gemm_point;
-  b.device_bytes = [](const json& point) {
-    const auto e = gemm_element_bytes(*parse_gemm_dtype(point.at("dtype").get<std::string>()));
-    const auto m = point.at("m").get<std::size_t>();
-    const auto n = point.at("n").get<std::size_t>();
-    const auto kk = point.at("k").get<std::size_t>();
-    return (m * kk + kk * n + m * n) * e + cuda::gemm_plan::workspace_bytes;
+  b.device_bytes = [](const point_view& point) {
+    const auto e = gemm_element_bytes(point.word<gemm_dtype>("dtype", gemm_dtype_words));
+    const gemm_shape s = shape_of(point);
+    return static_cast<std::size_t>(s.m * s.k + s.k * s.n + s.m * s.n) * e +
+           cuda::gemm_plan::workspace_bytes;
   };
   b.after_point.ratios = {{"speedup_kernel_vs_cpu_openblas", "cpu_openblas", "kernel"},
                           {"speedup_end_to_end_vs_cpu_openblas", "cpu_openblas", "end_to_end"}};

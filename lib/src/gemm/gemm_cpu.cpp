@@ -23,14 +23,6 @@ namespace gpubench {
 
 namespace {
 
-constexpr std::array<std::pair<gemm_dtype, std::string_view>, 5> dtype_names{{
-    {gemm_dtype::f64, "f64"},
-    {gemm_dtype::f32, "f32"},
-    {gemm_dtype::tf32, "tf32"},
-    {gemm_dtype::bf16, "bf16"},
-    {gemm_dtype::f16, "f16"},
-}};
-
 /// Element i of C as a double, from its type.
 double c_value(gemm_dtype t, const void* c, std::size_t i) {
   switch (t) {
@@ -63,14 +55,8 @@ std::vector<std::int64_t> spread(std::int64_t extent, std::int64_t count) {
 
 } // namespace
 
-std::optional<gemm_dtype> parse_gemm_dtype(std::string_view s) {
-  for (const auto& [t, name] : dtype_names)
-    if (name == s) return t;
-  return std::nullopt;
-}
-
 std::string_view gemm_dtype_name(gemm_dtype t) {
-  for (const auto& [type, name] : dtype_names)
+  for (const auto& [name, type] : gemm_dtype_words)
     if (type == t) return name;
   return "?";
 }
@@ -84,20 +70,6 @@ std::size_t gemm_element_bytes(gemm_dtype t) {
   case gemm_dtype::f16: return 2;
   }
   return 0;
-}
-
-std::optional<gemm_shape> gemm_layout(std::string_view layout, std::int64_t m, std::int64_t n,
-                                      std::int64_t k) {
-  if (layout.size() != 2 || layout == "tt") return std::nullopt;
-  const auto op = [](char c) -> std::optional<bool> {
-    if (c == 'n') return false;
-    if (c == 't') return true;
-    return std::nullopt;
-  };
-  const auto ta = op(layout[0]);
-  const auto tb = op(layout[1]);
-  if (!ta || !tb) return std::nullopt;
-  return gemm_shape{m, n, k, *ta, *tb};
 }
 
 work_counts gemm_work(const gemm_shape& s, gemm_dtype t) {

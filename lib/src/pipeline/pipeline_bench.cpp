@@ -11,6 +11,7 @@
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/phases.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/engine/test_hooks.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
@@ -95,14 +96,14 @@ void per_step(measurement& m, int n, work_counts w, double flops) {
   if (flops > 0 && m.median() > 0) m.rates["flop_per_s"] = flops / m.median();
 }
 
-result run_pipeline_point(const json& point, run_context& ctx) {
+result run_pipeline_point(const point_view& point, run_context& ctx) {
   const auto& opts = ctx.options();
   const pipeline_config cfg = pipeline_config_from_point(point);
-  const int device = point_device(point);
+  const int device = point.device();
   const std::string label = fmt::format("pipeline {} batch {} depth {}",
                                         scenario_name(cfg.scenario), cfg.batch, cfg.depth);
   result r;
-  r.params = point;
+  r.params = point.values();
   // A step makes the host wait on its ring: it cannot be held behind the blocking kernel that
   // batch and timestamp rows need (methodology.md). Said once, so a run file that asks for them
   // for every benchmark still runs the pipeline.
@@ -131,7 +132,7 @@ result run_pipeline_point(const json& point, run_context& ctx) {
     if (warm > 0) engine.run(m, warm, s);
     engine.run(m, n, s);
     auto w = engine.trained_weights();
-    corrupt_for_test(point, mode_name(m), w); // the GPU tests' hook (test_hooks.hpp)
+    corrupt_for_test(point.values(), mode_name(m), w); // the GPU tests' hook (test_hooks.hpp)
     return w;
   };
   if (opts.verify) {
@@ -350,33 +351,25 @@ void derive_pipeline_figures(result& r, const pipeline_config& cfg, const stage_
   }
 }
 
-pipeline_config pipeline_config_from_point(const json& point) {
-  const auto get = [&](const char* name) {
-    return point_value(pipeline_param_table(), point, name);
-  };
+pipeline_config pipeline_config_from_point(const point_view& point) {
   pipeline_config c;
-  c.scenario = get("scenario") == "encoder-decoder" ? pipeline_scenario::encoder_decoder
-                                                    : pipeline_scenario::augment_train;
-  c.batch = get("batch").get<int>();
-  c.depth = get("depth").get<int>();
-  c.steps = get("steps").get<int>();
-  c.warmup_steps = get("warmup-steps").get<int>();
-  c.lr = get("lr").get<float>();
-  c.modes.clear();
-  const std::string modes = "," + get("mode").get<std::string>() + ",";
-  for (const auto m : {pipeline_mode::serial, pipeline_mode::streams, pipeline_mode::graph,
-                       pipeline_mode::cpu_augment})
-    if (modes.find(fmt::format(",{},", mode_name(m))) != std::string::npos) c.modes.push_back(m);
-  c.trainer.pool = get("pool").get<int>();
-  c.trainer.hidden = get("hidden").get<int>();
-  c.trainer.layers = get("layers").get<int>();
-  c.trainer.outputs = get("outputs").get<int>();
-  c.overlap_strip = get("overlap-strip").get<int>();
-  c.coder.in_features = get("in-features").get<int>();
-  c.coder.enc_width = get("enc-width").get<int>();
-  c.coder.enc_layers = get("enc-layers").get<int>();
-  c.coder.dec_width = get("dec-width").get<int>();
-  c.coder.dec_layers = get("dec-layers").get<int>();
+  c.scenario = point.word<pipeline_scenario>("scenario", pipeline_scenario_words);
+  c.batch = point.get<int>("batch");
+  c.depth = point.get<int>("depth");
+  c.steps = point.get<int>("steps");
+  c.warmup_steps = point.get<int>("warmup-steps");
+  c.lr = point.get<float>("lr");
+  c.modes = point.words<pipeline_mode>("mode", pipeline_mode_words);
+  c.trainer.pool = point.get<int>("pool");
+  c.trainer.hidden = point.get<int>("hidden");
+  c.trainer.layers = point.get<int>("layers");
+  c.trainer.outputs = point.get<int>("outputs");
+  c.overlap_strip = point.get<int>("overlap-strip");
+  c.coder.in_features = point.get<int>("in-features");
+  c.coder.enc_width = point.get<int>("enc-width");
+  c.coder.enc_layers = point.get<int>("enc-layers");
+  c.coder.dec_width = point.get<int>("dec-width");
+  c.coder.dec_layers = point.get<int>("dec-layers");
   return c;
 }
 
@@ -398,12 +391,12 @@ const std::vector<param_spec>& pipeline_param_table() {
        .default_value = "all",
        .sweepable = true,
        .kind = k::word,
-       .choices = {"augment-train", "encoder-decoder"}},
+       .choices = word_names<pipeline_scenario>(pipeline_scenario_words)},
       {.name = "mode",
        .help = "serial, streams, graph, cpu-augment (augment-train); serial always runs",
        .default_value = "all",
        .kind = k::words,
-       .choices = {"serial", "streams", "graph", "cpu-augment"}},
+       .choices = word_names<pipeline_mode>(pipeline_mode_words)},
       {.name = "batch",
        .help = "images (samples) per step: 32, lists 8,32,128, ranges 8:256:x2",
        .default_value = "32",
@@ -474,7 +467,7 @@ benchmark make_pipeline_benchmark() {
   b.finish_point = finish_pipeline_point;
   b.check_plan = check_pipeline_plan;
   b.run_point = run_pipeline_point;
-  b.device_bytes = [](const json& point) {
+  b.device_bytes = [](const point_view& point) {
     return pipeline_device_bytes(pipeline_config_from_point(point));
   };
   b.after_point.verify_failure = "a mode's trained weights differ from serial's";

@@ -7,19 +7,22 @@
 
 namespace gpubench {
 
-std::string_view scenario_name(pipeline_scenario s) noexcept {
-  return s == pipeline_scenario::augment_train ? "augment-train" : "encoder-decoder";
-}
+namespace {
 
-std::string_view mode_name(pipeline_mode m) noexcept {
-  switch (m) {
-  case pipeline_mode::serial: return "serial";
-  case pipeline_mode::streams: return "streams";
-  case pipeline_mode::graph: return "graph";
-  case pipeline_mode::cpu_augment: return "cpu-augment";
-  }
+template <class E, std::size_t N>
+std::string_view name_in(const std::array<word_choice<E>, N>& words, E value) noexcept {
+  for (const auto& w : words)
+    if (w.value == value) return w.name;
   return "?";
 }
+
+} // namespace
+
+std::string_view scenario_name(pipeline_scenario s) noexcept {
+  return name_in(pipeline_scenario_words, s);
+}
+
+std::string_view mode_name(pipeline_mode m) noexcept { return name_in(pipeline_mode_words, m); }
 
 bool pipeline_config::has(pipeline_mode m) const noexcept {
   for (const auto x : modes)

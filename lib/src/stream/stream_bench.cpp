@@ -8,6 +8,7 @@
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/stream/stream_cpu.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
@@ -33,17 +34,17 @@ Array& output_of(stream_op op, Array& a, Array& b, Array& c) {
   return k == 0 ? a : k == 1 ? b : c;
 }
 
-result run_stream_point(const json& point, run_context& ctx) {
+result run_stream_point(const point_view& point, run_context& ctx) {
   const auto& opts = ctx.options();
-  const int device = point_device(point);
-  const auto n = point.at("n").get<std::size_t>();
-  const dtype type = *parse_dtype(point.at("dtype").get<std::string>());
+  const int device = point.device();
+  const auto n = point.get<std::size_t>("n");
+  const dtype type = point.word<dtype>("dtype", dtype_words);
   const std::size_t bytes = n * dtype_size(type);
   const std::string label = fmt::format("stream n={} {}", n, dtype_name(type));
   auto& pool = ctx.cpu_pool();
 
   result r;
-  r.params = point;
+  r.params = point.values();
   // a, b, c and (with a GPU) the copy of one GPU output.
   require_host_memory(bytes * (opts.cpu_only ? 3 : 4), label);
   host_buffer a(bytes, host_memory::pageable);
@@ -77,12 +78,14 @@ result run_stream_point(const json& point, run_context& ctx) {
   const cuda::scoped_device guard(device);
   cuda::stream_launch cfg;
   cfg.type = type;
-  cfg.block = point.at("block").get<int>();
-  const auto grid_mode = point.value("grid", std::string("vectors"));
+  cfg.block = point.get<int>("block");
+  const word_or_count grid = point.word_or_size("grid");
   const auto grid_for = [&](stream_op op) {
-    if (grid_mode == "device") return cuda::stream_default_grid(device, op, type, cfg.block);
-    if (grid_mode == "vectors") return cuda::stream_vectors_grid(bytes, cfg.block);
-    return std::stoi(grid_mode);
+    if (const auto* blocks = std::get_if<std::int64_t>(&grid))
+      return static_cast<int>(*blocks); // at most 2^20, as the table declares
+    if (std::get<std::string>(grid) == "device")
+      return cuda::stream_default_grid(device, op, type, cfg.block);
+    return cuda::stream_vectors_grid(bytes, cfg.block);
   };
   const int dot_grid = std::min(grid_for(stream_op::dot), cuda::stream_dot_max_grid);
   const std::size_t dot_bytes = cuda::stream_dot_workspace_bytes(dot_grid);

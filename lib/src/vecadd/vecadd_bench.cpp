@@ -1,7 +1,5 @@
 #include "gpubench/vecadd/vecadd_bench.hpp"
 
-#include "gpubench/core/half.hpp"
-
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/half.hpp"
 #include "gpubench/cuda/device.hpp"
@@ -11,6 +9,7 @@
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
+#include "gpubench/engine/point.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
@@ -24,6 +23,16 @@ namespace gpubench {
 using nlohmann::json;
 
 namespace {
+
+constexpr std::array<word_choice<cuda::vecadd_kernel>, 2> kernel_words{
+    {{"seed", cuda::vecadd_kernel::seed}, {"vectorized", cuda::vecadd_kernel::vectorized}}};
+constexpr std::array<word_choice<host_memory>, 2> memory_words{
+    {{"pinned", host_memory::pinned}, {"pageable", host_memory::pageable}}};
+
+/// The bytes of one of vecadd's three vectors.
+std::size_t vector_bytes(const point_view& point) {
+  return point.get<std::size_t>("n") * dtype_size(point.word<dtype>("dtype", dtype_words));
+}
 
 /// What the CPU reference is, for the output: the path vecadd_cpu.cpp takes on this CPU.
 std::string vecadd_reference_description(dtype type, int threads) {
@@ -53,21 +62,21 @@ std::vector<std::size_t> chunk_bounds(std::size_t n, std::size_t chunks) {
   return b;
 }
 
-result run_vecadd_point(const json& point, run_context& ctx) {
+result run_vecadd_point(const point_view& point, run_context& ctx) {
   const auto& opts = ctx.options();
-  const int device = point_device(point);
-  const auto n = point.at("n").get<std::size_t>();
-  const dtype type = *parse_dtype(point.at("dtype").get<std::string>());
+  const int device = point.device();
+  const auto n = point.get<std::size_t>("n");
+  const dtype type = point.word<dtype>("dtype", dtype_words);
   const std::size_t size = dtype_size(type);
-  const std::size_t bytes = n * size;
+  const std::size_t bytes = vector_bytes(point);
   const std::string label = fmt::format("vecadd n={} {}", n, dtype_name(type));
   auto& pool = ctx.cpu_pool();
 
   result r;
-  r.params = point;
-  const host_memory mem_kind = point.value("memory", "pageable") == std::string("pinned")
-                                   ? host_memory::pinned
-                                   : host_memory::pageable;
+  r.params = point.values();
+  // A --cpu-only point has no memory parameter: its inputs are pageable.
+  const host_memory mem_kind =
+      point.has("memory") ? point.word<host_memory>("memory", memory_words) : host_memory::pageable;
   // a, b, the CPU reference's c and (with a GPU) the GPU's c.
   require_host_memory(bytes * (opts.cpu_only ? 3 : 4), label);
   host_buffer a(bytes, mem_kind);
@@ -102,20 +111,22 @@ result run_vecadd_point(const json& point, run_context& ctx) {
   cuda::copy_to_device_async(db.data(), b.data(), bytes, s);
 
   cuda::vecadd_launch cfg;
-  cfg.kernel =
-      point.at("kernel") == "seed" ? cuda::vecadd_kernel::seed : cuda::vecadd_kernel::vectorized;
+  cfg.kernel = point.word<cuda::vecadd_kernel>("kernel", kernel_words);
   cfg.type = type;
-  cfg.block = point.at("block").get<int>();
-  const auto grid_mode = point.value("grid", std::string("vectors"));
-  cfg.grid = grid_mode == "vectors"  ? 0
-             : grid_mode == "device" ? cuda::vecadd_default_grid(device, type, cfg.block)
-                                     : std::stoi(grid_mode);
+  cfg.block = point.get<int>("block");
+  const word_or_count grid = point.word_or_size("grid");
+  if (const auto* blocks = std::get_if<std::int64_t>(&grid))
+    cfg.grid = static_cast<int>(*blocks); // at most 2^31-1, as the table declares
+  else
+    cfg.grid = std::get<std::string>(grid) == "device"
+                   ? cuda::vecadd_default_grid(device, type, cfg.block)
+                   : 0;
   const auto kernel = [&](cudaStream_t st) {
     cuda::launch_vecadd(cfg, da.data(), db.data(), dc.data(), n, st);
   };
 
-  const auto chunks = point.at("chunks").get<std::size_t>();
-  const auto nstreams = point.at("streams").get<std::size_t>();
+  const auto chunks = point.get<std::size_t>("chunks");
+  const auto nstreams = point.get<std::size_t>("streams");
   std::vector<cuda::stream> side(nstreams);
   std::vector<cuda::event> joined;
   for (std::size_t i = 0; i < nstreams; ++i) joined.emplace_back(false);
@@ -214,14 +225,14 @@ benchmark make_vecadd_benchmark() {
        .default_value = "vectorized",
        .sweepable = true,
        .kind = k::word,
-       .choices = {"seed", "vectorized"},
+       .choices = word_names<cuda::vecadd_kernel>(kernel_words),
        .gpu_only = true},
       {.name = "memory",
        .help = "host memory for transfers (both: pinned and pageable)",
        .default_value = "pinned",
        .sweepable = true,
        .kind = k::word,
-       .choices = {"pinned", "pageable"},
+       .choices = word_names<host_memory>(memory_words),
        .gpu_only = true},
       block_param(),
       grid_param("vectorized kernel's grid: vectors (one 16-byte vector per thread), device (fill "
@@ -243,10 +254,7 @@ benchmark make_vecadd_benchmark() {
        .gpu_only = true},
   };
   b.run_point = run_vecadd_point;
-  b.device_bytes = [](const nlohmann::json& point) {
-    return 3 * point.at("n").get<std::size_t>() *
-           dtype_size(*parse_dtype(point.at("dtype").get<std::string>()));
-  };
+  b.device_bytes = [](const point_view& point) { return 3 * vector_bytes(point); };
   b.after_point.ratios = {
       {"speedup_kernel_vs_cpu_reference", "cpu_reference", "kernel"},
       {"speedup_end_to_end_vs_cpu_reference", "cpu_reference", "end_to_end"},

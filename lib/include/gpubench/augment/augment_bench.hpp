@@ -13,7 +13,7 @@ const std::vector<param_spec>& augment_param_table();
 
 /// The settings of a planned point (the inverse of what the plan writes); a key the point lacks
 /// takes the table's default.
-augment_config augment_config_from_point(const nlohmann::json& point);
+augment_config augment_config_from_point(const point_view& point);
 
 /// The checks that span parameters, and the canonical forms of height, width, sigma, mean, std
 /// (the benchmark's finish_point).

@@ -1,8 +1,8 @@
 #pragma once
 // A benchmark declares its parameters once, as a typed table: the CLI turns the table into
 // --options with their types, ranges and help, run files use the same names, the planner
-// (plan_from_table) parses, range-checks and expands them into points (JSON objects), and
-// point_value() reads a point back with the table's default for a key it lacks. The runner
+// (plan_from_table) parses, range-checks and expands them into points (JSON objects), and a
+// driver reads its point through a typed point_view (point.hpp). The runner
 // (runner.hpp) runs the points and does what every benchmark repeats: progress, interruption,
 // the verdict of a failed verification, peak fractions and speedup ratios.
 #include "gpubench/engine/context.hpp"
@@ -22,6 +22,8 @@
 #include <vector>
 
 namespace gpubench {
+
+class point_view;
 
 /// How a parameter's text is read and what its value in a point is.
 enum class param_kind {
@@ -96,12 +98,13 @@ struct benchmark {
   /// Generated from the table by complete_declaration(): validates the values (usage_error naming
   /// the option) and expands every combination of the list-valued ones into points.
   std::function<std::vector<nlohmann::json>(const param_values&, const common_options&)> plan;
-  /// Runs one point: allocates, verifies, measures. Throws cuda errors; the runner records them.
-  /// The runner adds the key "device" to every point (the GPU to use, -1 with --cpu-only; read it
-  /// with point_device()) and moves it from the result's params to result::device afterwards.
-  std::function<result(const nlohmann::json& point, run_context&)> run_point;
+  /// Runs one point, read through its typed view: allocates, verifies, measures. Throws cuda
+  /// errors; the runner records them. The runner adds the key "device" to every point (the GPU to
+  /// use, -1 with --cpu-only; point_view::device()) and moves it from the result's params to
+  /// result::device afterwards.
+  std::function<result(const point_view& point, run_context&)> run_point;
   /// Optional: the device memory one GPU point needs, for --dry-run (L2 flush buffer excluded).
-  std::function<std::size_t(const nlohmann::json& point)> device_bytes;
+  std::function<std::size_t(const point_view& point)> device_bytes;
 
   point_plumbing after_point;
 
@@ -147,10 +150,6 @@ param_spec grid_param(std::string help, double max_blocks, std::vector<std::stri
 /// The typed values of one parameter's text: one for a single value, several for a sweep.
 /// Throws usage_error naming the option.
 std::vector<nlohmann::json> parse_param(const param_spec& spec, std::string_view text);
-
-/// A point's value of `name`, or the table's default (its first value) when the point lacks it.
-nlohmann::json point_value(const std::vector<param_spec>& table, const nlohmann::json& point,
-                           std::string_view name);
 
 /// "SIZE", "{f32|f64}", "NUM"...: the type --help shows.
 std::string param_type_name(const param_spec& spec);

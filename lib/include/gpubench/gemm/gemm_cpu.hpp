@@ -2,8 +2,10 @@
 // gemm's CPU side: OpenBLAS (when built in), the f64 reference that verifies every product, the
 // tolerance it is judged by, and the theoretical peak of each element type per GPU architecture.
 // Matrices are column-major, as BLAS and cuBLAS take them: op(A) is m x k, op(B) k x n, C m x n.
+#include "gpubench/core/word_choice.hpp"
 #include "gpubench/results/result.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -19,7 +21,14 @@ class thread_pool;
 /// that the tensor cores round to 10 mantissa bits.
 enum class gemm_dtype { f64, f32, tf32, bf16, f16 };
 
-std::optional<gemm_dtype> parse_gemm_dtype(std::string_view s);
+/// The element types by their names, in the order --dtype lists them.
+inline constexpr std::array<word_choice<gemm_dtype>, 5> gemm_dtype_words{
+    {{"f64", gemm_dtype::f64},
+     {"f32", gemm_dtype::f32},
+     {"tf32", gemm_dtype::tf32},
+     {"bf16", gemm_dtype::bf16},
+     {"f16", gemm_dtype::f16}}};
+
 std::string_view gemm_dtype_name(gemm_dtype t);
 /// Bytes of one element of A, B and C.
 std::size_t gemm_element_bytes(gemm_dtype t);
@@ -37,9 +46,21 @@ struct gemm_shape {
   [[nodiscard]] std::int64_t ldb() const { return trans_b ? n : k; }
 };
 
-/// "nn", "nt", "tn": whether A and B are used transposed.
-std::optional<gemm_shape> gemm_layout(std::string_view layout, std::int64_t m, std::int64_t n,
-                                      std::int64_t k);
+/// Whether A and B are used transposed.
+struct gemm_transposes {
+  bool a = false;
+  bool b = false;
+};
+
+/// The layouts --layout offers: "nn", "nt", "tn" (both transposed, "tt", is not offered).
+inline constexpr std::array<word_choice<gemm_transposes>, 3> gemm_layout_words{
+    {{"nn", {false, false}}, {"nt", {false, true}}, {"tn", {true, false}}}};
+
+/// The shape of an m x n x k product in layout `t`.
+constexpr gemm_shape gemm_shape_of(gemm_transposes t, std::int64_t m, std::int64_t n,
+                                   std::int64_t k) {
+  return {m, n, k, t.a, t.b};
+}
 
 /// The work of one product: 2mnk FLOPs, and the least bytes: A and B read once, C written once.
 work_counts gemm_work(const gemm_shape& s, gemm_dtype t);

@@ -6,11 +6,13 @@
 // every mode (pipeline_engine.cpp, over the scenarios of pipeline_stages.hpp); the driver
 // (pipeline_bench.cpp) measures and verifies through it.
 #include "gpubench/core/thread_pool.hpp"
+#include "gpubench/core/word_choice.hpp"
 #include "gpubench/cuda/mlp.hpp"
 #include "gpubench/engine/benchmark.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +23,16 @@ namespace gpubench {
 
 enum class pipeline_scenario { augment_train, encoder_decoder };
 enum class pipeline_mode { serial, streams, graph, cpu_augment };
+
+/// The names of the scenarios and modes, as --scenario and --mode take them.
+inline constexpr std::array<word_choice<pipeline_scenario>, 2> pipeline_scenario_words{
+    {{"augment-train", pipeline_scenario::augment_train},
+     {"encoder-decoder", pipeline_scenario::encoder_decoder}}};
+inline constexpr std::array<word_choice<pipeline_mode>, 4> pipeline_mode_words{
+    {{"serial", pipeline_mode::serial},
+     {"streams", pipeline_mode::streams},
+     {"graph", pipeline_mode::graph},
+     {"cpu-augment", pipeline_mode::cpu_augment}}};
 
 std::string_view scenario_name(pipeline_scenario s) noexcept;
 std::string_view mode_name(pipeline_mode m) noexcept;

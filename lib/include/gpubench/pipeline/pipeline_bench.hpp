@@ -18,7 +18,7 @@ const std::vector<param_spec>& pipeline_param_table();
 
 /// The settings of a planned point (the inverse of what the plan writes); a key the point lacks
 /// takes the table's default.
-pipeline_config pipeline_config_from_point(const nlohmann::json& point);
+pipeline_config pipeline_config_from_point(const point_view& point);
 
 /// The derived figures of a point from its measurements (seconds per step): stage balance, ideal
 /// speedup, per mode steps/s, images/s, host time, speedup over serial and overlap efficiency.
