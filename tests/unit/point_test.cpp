@@ -23,15 +23,27 @@ constexpr std::array<word_choice<colour>, 3> colour_words{
 const std::vector<param_spec>& table() {
   using k = param_kind;
   static const std::vector<param_spec> t{
-      {.name = "n", .default_value = "1K", .sweepable = true, .kind = k::size, .min = 1,
+      {.name = "n",
+       .default_value = "1K",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 1,
        .max = 1e12},
       {.name = "rate", .default_value = "0.5", .kind = k::number, .min = 0, .max = 1},
       {.name = "weights", .default_value = "1,2", .kind = k::numbers},
-      {.name = "colour", .default_value = "green", .kind = k::word,
+      {.name = "colour",
+       .default_value = "green",
+       .kind = k::word,
        .choices = word_names<colour>(colour_words)},
-      {.name = "palette", .default_value = "all", .kind = k::words,
+      {.name = "palette",
+       .default_value = "all",
+       .kind = k::words,
        .choices = word_names<colour>(colour_words)},
-      {.name = "grid", .default_value = "vectors", .kind = k::word_or_size, .min = 1, .max = 1e6,
+      {.name = "grid",
+       .default_value = "vectors",
+       .kind = k::word_or_size,
+       .min = 1,
+       .max = 1e6,
        .choices = {"vectors", "device"}},
       {.name = "range", .default_value = "0.1:2", .kind = k::text},
       {.name = "input", .kind = k::path},
@@ -91,8 +103,7 @@ TEST_CASE("a key the point lacks reads the table's default; an unset optional on
   CHECK(point_view(table(), on_gpu).device() == 3);
 }
 
-TEST_CASE("a key the table lacks, or a read as the wrong type, is a programming error",
-          "[point]") {
+TEST_CASE("a key the table lacks, or a read as the wrong type, is a programming error", "[point]") {
   const json p = planned({{"n", "5000000000"}, {"colour", "red"}, {"grid", "device"}});
   const point_view v(table(), p);
   CHECK_THROWS_AS(v.get<int>("no-such-key"), std::logic_error);

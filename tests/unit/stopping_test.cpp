@@ -9,7 +9,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstddef>
+#include <initializer_list>
 #include <random>
+#include <vector>
 
 using namespace gpubench;
 
@@ -76,25 +79,90 @@ TEST_CASE("entropy: the entropies of a small series, by hand", "[stopping]") {
   CHECK(h[1] == 0.0);                                // {1, 1}
   CHECK(h[2] == Approx(std::log2(3.0) - 2.0 / 3.0)); // 2/3, 1/3: 0.918 bits
   CHECK(h[3] == Approx(1.5));                        // 1/2, 1/4, 1/4
-  // Values within 0.1% of each other share a bin; 0.2% apart do not.
-  entropy_criterion near(default_entropy_max_angle, default_entropy_min_r2);
-  near.add(1.0);
-  near.add(1.0 + 1e-4);
-  CHECK(near.history().back() == 0.0);
-  near.add(1.002);
-  CHECK(near.history().back() == Approx(std::log2(3.0) - 2.0 / 3.0));
+  // Exact values, as nvbench counts them: 1.0001 is not 1.0, and 1.0 again counts with 1.0.
+  entropy_criterion exact(default_entropy_max_angle, default_entropy_min_r2);
+  exact.add(1.0);
+  exact.add(1.0 + 1e-4);
+  CHECK(exact.history().back() == Approx(1.0));
+  exact.add(1.0);
+  CHECK(exact.history().back() == Approx(std::log2(3.0) - 2.0 / 3.0));
 }
 
 TEST_CASE("entropy: the line fit's slope and R^2", "[stopping]") {
-  const auto line = fit_line({1.0, 3.0, 5.0, 7.0});
-  CHECK(line.slope == Approx(2.0));
-  CHECK(line.r2 == Approx(1.0));
-  const auto flat = fit_line({2.0, 2.0, 2.0});
-  CHECK(flat.slope == 0.0);
-  CHECK(flat.r2 == 1.0); // nothing to explain: a perfect fit
-  const auto zigzag = fit_line({0.0, 1.0, 0.0, 1.0});
-  CHECK(zigzag.slope == Approx(0.2));
-  CHECK(zigzag.r2 == Approx(0.2)); // 0.2 of the variance explained
+  const auto fit_of = [](std::initializer_list<double> ys) {
+    sliding_line_fit f(100);
+    for (const double y : ys) f.push(y);
+    return f;
+  };
+  const auto line = fit_of({1.0, 3.0, 5.0, 7.0});
+  CHECK(line.slope() == Approx(2.0));
+  CHECK(line.r2() == Approx(1.0));
+  const auto flat = fit_of({2.0, 2.0, 2.0});
+  CHECK(flat.slope() == 0.0);
+  CHECK(flat.r2() == 1.0); // nothing to explain: a perfect fit
+  const auto zigzag = fit_of({0.0, 1.0, 0.0, 1.0});
+  CHECK(zigzag.slope() == Approx(0.2));
+  CHECK(zigzag.r2() == Approx(0.2)); // 0.2 of the variance explained
+}
+
+TEST_CASE("entropy: the sliding fit equals a fit of the window computed afresh", "[stopping]") {
+  INFO("seed " << fresh_seed());
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<double> u(0, 12);
+  constexpr std::size_t window = 7;
+  sliding_line_fit f(window);
+  std::vector<double> all;
+  for (int k = 0; k < 1000; ++k) {
+    const double y = u(rng) + 0.01 * k;
+    f.push(y);
+    all.push_back(y);
+    // The textbook fit of the last `window` values, from their means.
+    const std::size_t n = std::min(window, all.size());
+    if (n < 2) continue;
+    const std::vector<double> ys(all.end() - static_cast<std::ptrdiff_t>(n), all.end());
+    double my = 0;
+    for (const double v : ys) my += v;
+    my /= static_cast<double>(n);
+    const double mx = (static_cast<double>(n) - 1) / 2;
+    double sxy = 0;
+    double sxx = 0;
+    double syy = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      sxy += (static_cast<double>(i) - mx) * (ys[i] - my);
+      sxx += (static_cast<double>(i) - mx) * (static_cast<double>(i) - mx);
+      syy += (ys[i] - my) * (ys[i] - my);
+    }
+    REQUIRE(f.size() == n);
+    REQUIRE(f.slope() == Approx(sxy / sxx).margin(1e-9));
+    REQUIRE(f.r2() == Approx(sxy * sxy / (sxx * syy)).margin(1e-9));
+  }
+}
+
+// nvbench's own tests of its rule (testing/entropy_criterion.cu), fed to this one: the same
+// series, the same parameters, the same answers.
+TEST_CASE("entropy: nvbench's test series stop as they do in nvbench", "[stopping]") {
+  entropy_criterion constant(default_entropy_max_angle, default_entropy_min_r2);
+  for (int i = 0; i < 6; ++i) constant.add(42.0);
+  CHECK(constant.done() == stop_reason::entropy);
+
+  // 0, 1, ..., 5, then 5 for ever: the entropy rises for six samples and falls after, an arch
+  // whose line has an angle near -1.8 degrees and R^2 near 0.5.
+  const auto arch = [](double max_angle, double min_r2) {
+    entropy_criterion rule(max_angle, min_r2);
+    for (double x = 0.0; x < 50.0; x += 1.0) rule.add(x > 5.0 ? 5.0 : x);
+    return rule.done();
+  };
+  CHECK(arch(-1.0, 0.3) == stop_reason::entropy);
+  CHECK_FALSE(arch(-1.0, 0.7));
+  CHECK_FALSE(arch(-2.0, 0.3));
+}
+
+TEST_CASE("entropy: judged on even sample counts only, as nvbench does", "[stopping]") {
+  entropy_criterion rule(default_entropy_max_angle, default_entropy_min_r2);
+  for (int i = 0; i < 5; ++i) rule.add(1.0);
+  CHECK_FALSE(rule.done());
+  rule.add(1.0);
+  CHECK(rule.done() == stop_reason::entropy);
 }
 
 TEST_CASE("entropy: a constant series stops at --min-samples", "[stopping]") {
@@ -112,7 +180,7 @@ TEST_CASE("entropy: a constant series stops at --min-samples", "[stopping]") {
 TEST_CASE("entropy: a distribution that keeps widening does not stop before --max-samples",
           "[stopping]") {
   double x = 1e-3;
-  // Every sample 1% above the last: each in a bin of its own, so the entropy is log2(n), which
+  // Every sample 1% above the last: each a value of its own, so the entropy is log2(n), which
   // rises at more than 0.048 degrees per sample over the last 299 until n is near 1800.
   const auto out = sample_until_stable(quick(stopping_rule::entropy), [&] { return x *= 1.01; });
   CHECK_FALSE(out.converged);

@@ -78,67 +78,111 @@ std::optional<stop_reason> stable_criterion::done() {
   return std::nullopt;
 }
 
-line_fit fit_line(const std::deque<double>& y) {
-  const auto n = static_cast<double>(y.size());
-  const double x_mean = (n - 1) / 2;
-  double y_mean = 0;
-  for (const double v : y) y_mean += v;
-  y_mean /= n;
-  double sxy = 0;
-  double sxx = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    const double dx = static_cast<double>(i) - x_mean;
-    sxy += dx * (y[i] - y_mean);
-    sxx += dx * dx;
+void sliding_line_fit::clear() {
+  values_.clear();
+  sum_y_ = sum_yy_ = sum_iy_ = 0;
+  slides_ = 0;
+}
+
+void sliding_line_fit::recompute() noexcept {
+  sum_y_ = sum_yy_ = sum_iy_ = 0;
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    const double y = values_[i];
+    sum_y_ += y;
+    sum_yy_ += y * y;
+    sum_iy_ += static_cast<double>(i) * y;
   }
-  line_fit fit;
-  fit.slope = sxx > 0 ? sxy / sxx : 0;
-  double ss_res = 0;
-  double ss_tot = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    const double predicted = y_mean + fit.slope * (static_cast<double>(i) - x_mean);
-    ss_res += (y[i] - predicted) * (y[i] - predicted);
-    ss_tot += (y[i] - y_mean) * (y[i] - y_mean);
+}
+
+void sliding_line_fit::push(double y) {
+  if (values_.size() < window_) {
+    sum_iy_ += static_cast<double>(values_.size()) * y;
+    values_.push_back(y);
+    sum_y_ += y;
+    sum_yy_ += y * y;
+    return;
   }
-  fit.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
-  return fit;
+  // The oldest value leaves from index 0 and every other one moves down an index: sum(i y) loses
+  // the sum of the values that stay; the new value comes in at the last index.
+  const double out = values_.front();
+  values_.pop_front();
+  sum_iy_ -= sum_y_ - out;
+  sum_y_ -= out;
+  sum_yy_ -= out * out;
+  sum_iy_ += static_cast<double>(values_.size()) * y;
+  values_.push_back(y);
+  sum_y_ += y;
+  sum_yy_ += y * y;
+  if (++slides_ % window_ == 0) recompute();
+}
+
+namespace {
+
+/// Centred sums of the window: of (i - mean i)^2, (i - mean i)(y - mean y) and (y - mean y)^2.
+struct centred_sums {
+  double xx = 0;
+  double xy = 0;
+  double yy = 0;
+};
+
+centred_sums centred(std::size_t count, double sum_y, double sum_yy, double sum_iy) {
+  const auto n = static_cast<double>(count);
+  const double sum_i = n * (n - 1) / 2;
+  const double sum_ii = (n - 1) * n * (2 * n - 1) / 6;
+  return {sum_ii - sum_i * sum_i / n, sum_iy - sum_i * sum_y / n, sum_yy - sum_y * sum_y / n};
+}
+
+/// Below this the window's values are taken as all equal (entropies are a few bits, so their
+/// centred sum of squares carries rounding near 1e-11 at most).
+constexpr double flat_sum_of_squares = 1e-9;
+
+} // namespace
+
+double sliding_line_fit::slope() const noexcept {
+  if (values_.size() < 2) return 0;
+  const auto c = centred(values_.size(), sum_y_, sum_yy_, sum_iy_);
+  return c.xy / c.xx;
+}
+
+double sliding_line_fit::r2() const noexcept {
+  if (values_.size() < 2) return 1;
+  const auto c = centred(values_.size(), sum_y_, sum_yy_, sum_iy_);
+  if (c.yy < flat_sum_of_squares) return 1;
+  // Of a least-squares line, the explained share of the variance: (Sxy)^2 / (Sxx Syy).
+  return std::clamp(c.xy * c.xy / (c.xx * c.yy), 0.0, 1.0);
 }
 
 entropy_criterion::entropy_criterion(double max_angle_deg, double min_r2)
-    : max_angle_deg_(max_angle_deg), min_r2_(min_r2) {}
+    : max_angle_deg_(max_angle_deg), min_r2_(min_r2), fit_(entropy_window) {}
 
 void entropy_criterion::reset() {
-  bins_.clear();
+  counts_.clear();
   count_ = 0;
   sum_c_log2_c_ = 0;
-  history_.clear();
+  fit_.clear();
   angle_deg_ = 0;
   r2_ = 0;
   fitted_ = false;
 }
 
 void entropy_criterion::add(double sample) {
-  static const double log_step = std::log1p(entropy_bin_width);
-  const std::int64_t bin = sample > 0 && std::isfinite(sample)
-                               ? static_cast<std::int64_t>(std::floor(std::log(sample) / log_step))
-                               : std::numeric_limits<std::int64_t>::min();
-  const auto c = static_cast<double>(bins_[bin]++);
+  // Every value that is not a finite number counts as one (a map cannot order NaN).
+  const double key = std::isfinite(sample) ? sample : std::numeric_limits<double>::infinity();
+  const auto c = static_cast<double>(counts_[key]++);
   const auto c_log2_c = [](double v) { return v > 0 ? v * std::log2(v) : 0.0; };
   sum_c_log2_c_ += c_log2_c(c + 1) - c_log2_c(c);
   ++count_;
-  // H = -sum (c/n) log2(c/n) = log2(n) - sum(c log2 c) / n, kept up to date in O(log bins). With
-  // one bin it is exactly 0, so a constant series has a constant history.
+  // H = -sum (c/n) log2(c/n) = log2(n) - sum(c log2 c) / n, kept up to date in O(log values).
+  // With one value it is exactly 0, so a constant series has a constant history.
   const auto n = static_cast<double>(count_);
-  const double h = bins_.size() == 1 ? 0.0 : std::max(0.0, std::log2(n) - sum_c_log2_c_ / n);
-  history_.push_back(h);
-  if (history_.size() > entropy_window) history_.pop_front();
+  fit_.push(counts_.size() == 1 ? 0.0 : std::max(0.0, std::log2(n) - sum_c_log2_c_ / n));
 }
 
 std::optional<stop_reason> entropy_criterion::done() {
-  if (history_.size() < 2) return std::nullopt;
-  const auto fit = fit_line(history_);
-  angle_deg_ = std::atan(fit.slope) * 180 / std::numbers::pi;
-  r2_ = fit.r2;
+  // As nvbench: judged on even sample counts only, with at least two entropies.
+  if (fit_.size() < 2 || count_ % 2 != 0) return std::nullopt;
+  angle_deg_ = std::atan(fit_.slope()) * 180 / std::numbers::pi;
+  r2_ = fit_.r2();
   fitted_ = true;
   if (angle_deg_ <= max_angle_deg_ && r2_ >= min_r2_) return stop_reason::entropy;
   return std::nullopt;
@@ -152,7 +196,7 @@ nlohmann::json entropy_criterion::record() const {
     j["angle_deg"] = angle_deg_;
     j["r2"] = r2_;
   }
-  if (!history_.empty()) j["entropy_bits"] = history_.back();
+  if (fit_.size() > 0) j["entropy_bits"] = fit_.values().back();
   return j;
 }
 

@@ -8,13 +8,15 @@
 
 namespace gpubench {
 
-template <class E> struct word_choice {
+template <class E>
+struct word_choice {
   std::string_view name;
   E value;
 };
 
 /// The names of `choices`, in order, for param_spec::choices.
-template <class E> std::vector<std::string> word_names(std::span<const word_choice<E>> choices) {
+template <class E>
+std::vector<std::string> word_names(std::span<const word_choice<E>> choices) {
   std::vector<std::string> out;
   out.reserve(choices.size());
   for (const auto& c : choices) out.emplace_back(c.name);

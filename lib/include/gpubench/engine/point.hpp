@@ -24,10 +24,8 @@
 namespace gpubench {
 
 /// The element types by their names, for a `dtype` parameter (dtype_param()).
-inline constexpr std::array<word_choice<dtype>, 4> dtype_words{{{"f32", dtype::f32},
-                                                                {"f64", dtype::f64},
-                                                                {"f16", dtype::f16},
-                                                                {"bf16", dtype::bf16}}};
+inline constexpr std::array<word_choice<dtype>, 4> dtype_words{
+    {{"f32", dtype::f32}, {"f64", dtype::f64}, {"f16", dtype::f16}, {"bf16", dtype::bf16}}};
 
 /// A word_or_size parameter's value: one of its words, or a count.
 using word_or_count = std::variant<std::string, std::int64_t>;
@@ -50,7 +48,7 @@ public:
   /// A size or number parameter as T, the table's default where the point lacks it. An integer
   /// type requires an integral value that fits T.
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   [[nodiscard]] T get(std::string_view name) const {
     const nlohmann::json v = number_value(name);
     if constexpr (std::is_floating_point_v<T>) {

@@ -69,12 +69,42 @@ private:
   std::size_t next_stable_check_;
 };
 
-/// nvbench's entropy rule. After each sample, the Shannon entropy (bits) of the samples so far
-/// is appended to a history; samples are counted in bins of relative width entropy_bin_width
-/// (a value's bin is floor(log(x) / log1p(width)); zero and negative values share one bin). The
-/// rule is met when a least-squares line through the last entropy_window entropies rises at an
-/// angle of at most `max_angle_deg` degrees (atan of the slope per sample) and fits them with
-/// R^2 >= `min_r2` (1 when they are all equal): the entropy has stopped growing.
+/// Slope (value per index) and R^2 of the least-squares line through (i, y_i) of the last
+/// `window` values pushed, each push O(1): running sums of y, y^2 and i*y that slide with the
+/// window (the sums of i and i^2 follow from the count). The sums are recomputed from the kept
+/// values once per `window` pushes, so rounding does not accumulate over a long measurement.
+class sliding_line_fit {
+public:
+  explicit sliding_line_fit(std::size_t window) : window_(window) {}
+  void clear();
+  void push(double y);
+  [[nodiscard]] std::size_t size() const noexcept { return values_.size(); }
+  /// The values in the window, oldest first.
+  [[nodiscard]] const std::deque<double>& values() const noexcept { return values_; }
+  /// 0 with fewer than 2 values.
+  [[nodiscard]] double slope() const noexcept;
+  /// 1 when the values are (nearly) all equal: a flat line explains them perfectly.
+  [[nodiscard]] double r2() const noexcept;
+
+private:
+  void recompute() noexcept;
+  std::size_t window_;
+  std::deque<double> values_;
+  double sum_y_ = 0;
+  double sum_yy_ = 0;
+  double sum_iy_ = 0;
+  std::size_t slides_ = 0;
+};
+
+/// nvbench's entropy rule, as nvbench computes it (nvbench/detail/entropy_criterion): after each
+/// sample, the Shannon entropy (bits) of the samples' exact values so far is appended to a
+/// history (equal timings count together; no binning). On an even sample count, a least-squares
+/// line through the last entropy_window entropies is fitted (O(1), sliding_line_fit); the rule is
+/// met when it rises at an angle of at most `max_angle_deg` degrees (atan of the slope per
+/// sample) and fits with R^2 >= `min_r2`: the entropy has stopped growing. A timer with a coarse
+/// grid (cudaEvents, 0.5 us) gives repeated values and a bounded entropy; a host clock read to
+/// the nanosecond gives nearly every sample its own value, so the entropy grows as log2(n) and
+/// the rule stops only near 1,800 samples, or at the shared bounds (methodology.md).
 class entropy_criterion final : public stopping_criterion {
 public:
   entropy_criterion(double max_angle_deg, double min_r2);
@@ -84,31 +114,22 @@ public:
   std::optional<stop_reason> done() override;
   [[nodiscard]] nlohmann::json record() const override;
   /// The entropy after each sample, oldest first (at most entropy_window of them).
-  [[nodiscard]] const std::deque<double>& history() const noexcept { return history_; }
+  [[nodiscard]] const std::deque<double>& history() const noexcept { return fit_.values(); }
 
 private:
   double max_angle_deg_;
   double min_r2_;
-  std::map<std::int64_t, std::uint64_t> bins_;
+  std::map<double, std::uint64_t> counts_; ///< each distinct value and how often it came
   std::uint64_t count_ = 0;
-  double sum_c_log2_c_ = 0; ///< sum over bins of c * log2(c): H = log2(n) - sum / n
-  std::deque<double> history_;
+  double sum_c_log2_c_ = 0; ///< sum over values of c * log2(c): H = log2(n) - sum / n
+  sliding_line_fit fit_;
   double angle_deg_ = 0;
   double r2_ = 0;
   bool fitted_ = false;
 };
 
-inline constexpr double entropy_bin_width = 1e-3;          ///< 0.1% of the value
 inline constexpr std::size_t entropy_window = 299;         ///< entropies the line is fitted to
 inline constexpr double default_entropy_max_angle = 0.048; ///< degrees, nvbench's default
 inline constexpr double default_entropy_min_r2 = 0.36;     ///< nvbench's default
-
-/// Slope, in value per index, and R^2 of the least-squares line through (i, y[i]); R^2 is 1 when
-/// every y is equal. Needs at least 2 values.
-struct line_fit {
-  double slope = 0;
-  double r2 = 1;
-};
-line_fit fit_line(const std::deque<double>& y);
 
 } // namespace gpubench
