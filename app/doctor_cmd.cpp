@@ -6,6 +6,7 @@
 #include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/gemm/gemm_cpu.hpp"
 #include "gpubench/results/text_table.hpp"
+#include "gpubench/telemetry/telemetry.hpp"
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/cublas_loader.hpp"
@@ -14,7 +15,6 @@
 #include "gpubench/input/untrusted_file.hpp"
 
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -72,32 +72,13 @@ std::string cuda_version_text(int v) {
   return v == 0 ? std::string("none") : fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
 }
 
-// NVML is the driver's own library: loaded by name, its few entry points declared here so the
-// build needs no nvml.h (NVIDIA's pip wheels do not ship it).
+// NVML is the driver's own library; telemetry/ loads it (through cuda/library.hpp) and asks it
+// for the driver's version.
 void probe_nvml(findings& f) {
-  void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    const char* e = dlerror();
-    f.nvml_reason = e != nullptr ? e : "libnvidia-ml.so.1 not found";
-    return;
+  if (auto version = nvml_driver_version(f.nvml_reason)) {
+    f.driver_version = *version;
+    f.nvml = true; // the library stays open: its path is read from the process's mappings below
   }
-  using init_fn = int (*)();
-  using version_fn = int (*)(char*, unsigned);
-  auto init = reinterpret_cast<init_fn>(dlsym(h, "nvmlInit_v2"));
-  auto version = reinterpret_cast<version_fn>(dlsym(h, "nvmlSystemGetDriverVersion"));
-  auto shutdown = reinterpret_cast<init_fn>(dlsym(h, "nvmlShutdown"));
-  if (init == nullptr || version == nullptr || shutdown == nullptr) {
-    f.nvml_reason = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlSystemGetDriverVersion";
-    return;
-  }
-  if (const int rc = init(); rc != 0) {
-    f.nvml_reason = fmt::format("nvmlInit failed (NVML error {})", rc);
-    return;
-  }
-  char text[96] = {};
-  if (version(text, sizeof text) == 0) f.driver_version = text;
-  (void)shutdown();
-  f.nvml = true; // the handle stays open: its path is read from the process's mappings below
 }
 
 /// Owner of `path`: a Debian package, a pip distribution, a conda package, or a plain prefix.

@@ -4,6 +4,7 @@
 #include "html_page.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/engine/environment.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/results/output.hpp"
 
@@ -23,8 +24,6 @@
 #include <string>
 #include <vector>
 
-extern char** environ; // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
-
 namespace gpubench::app {
 namespace {
 
@@ -37,7 +36,7 @@ bool ends_with(const std::string& s, std::string_view tail) {
 }
 
 std::string env_or_empty(const char* name) {
-  const char* v = std::getenv(name); // NOLINT(concurrency-mt-unsafe): read before any thread
+  const char* v = process_environment().find(name);
   return v == nullptr ? std::string() : std::string(v);
 }
 
@@ -119,8 +118,8 @@ void write_text(const fs::path& path, const std::string& text) {
 std::optional<int> run_child(const std::vector<std::string>& args, const fs::path& root,
                              int& spawn_error) {
   std::vector<std::string> env_text;
-  for (char** e = environ; *e != nullptr; ++e) // NOLINT(cppcoreguidelines-pro-bounds-*)
-    if (std::strncmp(*e, "PYTHONPATH=", 11) != 0) env_text.emplace_back(*e);
+  for (const auto& [name, value] : process_environment().all)
+    if (name != "PYTHONPATH") env_text.push_back(std::string(name).append("=").append(value));
   const std::string old_path = env_or_empty("PYTHONPATH");
   env_text.push_back("PYTHONPATH=" + root.string() + (old_path.empty() ? "" : ":" + old_path));
   std::vector<char*> envp;

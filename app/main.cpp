@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/engine/environment.hpp"
 #include "gpubench/results/output.hpp"
 #include "gpubench/results/report.hpp"
 #include "gpubench/results/text_table.hpp"
@@ -60,8 +61,8 @@ void print_error(const char* prefix, const char* what, const char* suffix = "") 
 /// when it holds a number from 40 up (a shell that exports it, a test), else the width of the
 /// terminal that stdout or stderr is, else 120 (a file, a pipe, a CI log).
 std::size_t terminal_columns() {
-  // NOLINTNEXTLINE(concurrency-mt-unsafe): read once at the start, before any thread
-  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+  if (const char* columns = gpubench::process_environment().find("COLUMNS");
+      columns != nullptr && *columns != '\0') {
     char* end = nullptr;
     const long value = std::strtol(columns, &end, 10);
     if (*end == '\0' && value >= 40 && value <= 100000) return static_cast<std::size_t>(value);
@@ -133,6 +134,8 @@ int run_main(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     const gpubench::checked_stdout checked; // std::cout's writes are checked from here on
+    // The environment is read here, once, before any thread starts (environment.hpp).
+    (void)gpubench::process_environment();
     return run_main(argc, argv);
   } catch (...) { // only what run_main's own handlers cannot catch: its set-up, or a handler
     std::fputs("Error: gpubench could not start (out of memory?)\n", stderr);

@@ -12,7 +12,9 @@ It fails (exit 1), naming the files and lines, on
 1. a cycle: folders that include each other, directly or through others;
 2. a CUDA runtime call in lib/ (`cudaXxx(` outside comments and strings): lib reaches CUDA only
    through cuda/'s launchers and RAII types (gpubench/cuda/*.hpp). CUDA types (cudaStream_t)
-   and constants are allowed.
+   and constants are allowed;
+3. a read of the environment (`getenv(`, `secure_getenv(`, `environ`) anywhere in app/, lib/ or
+   cuda/ but lib/src/engine/environment.cpp, the one seam that reads it.
 """
 import argparse
 import os
@@ -21,6 +23,8 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"gpubench/([A-Za-z0-9_]+)/[^"]*"')
 CUDA_CALL = re.compile(r"\bcuda[A-Z]\w*\s*\(")
+ENV_READ = re.compile(r"\b(?:secure_getenv|getenv)\s*\(|\benviron\b")
+ENV_SEAM = os.path.join("lib", "src", "engine", "environment.cpp")
 SOURCES = (".cpp", ".hpp", ".h", ".cu", ".cuh", ".inl")
 
 
@@ -158,6 +162,19 @@ def main():
                 for m in CUDA_CALL.finditer(line):
                     calls.append((path, number, m.group(0).rstrip("( ")))
 
+    env_reads = []
+    for top in ("app", "lib", "cuda"):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for name in sorted(names):
+                path = os.path.relpath(os.path.join(dirpath, name), root)
+                if not name.endswith(SOURCES) or path == ENV_SEAM:
+                    continue
+                with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+                    text = strip_comments_and_strings(f.read())
+                for number, line in enumerate(text.splitlines(), 1):
+                    if ENV_READ.search(line):
+                        env_reads.append((path, number))
+
     lib_edges = {f: {t for t in ts if t in folders} for f, ts in edges.items()}
     cycles = [c for c in strongly_connected(folders, lib_edges)
               if len(c) > 1 or c[0] in lib_edges[c[0]]]
@@ -190,12 +207,16 @@ def main():
         findings.append(f"cycle among {', '.join(comp)}: {' -> '.join(cycle)}: {steps}")
     findings.extend(f"{path}:{number}: CUDA runtime call {call}(): go through cuda/'s wrappers "
                     "(gpubench/cuda/*.hpp)" for path, number, call in sorted(calls))
+    findings.extend(f"{path}:{number}: reads the environment: only {ENV_SEAM} does "
+                    "(process_environment(), gpubench/engine/environment.hpp)"
+                    for path, number in sorted(env_reads))
     for finding in findings:
         print(finding)
     if findings:
         print(f"check-layers: {len(findings)} finding(s)", file=sys.stderr)
         return 1
-    print(f"check-layers: {len(folders)} folders, no cycle, no CUDA runtime call in lib/")
+    print(f"check-layers: {len(folders)} folders, no cycle, no CUDA runtime call in lib/, "
+          "the environment read in one place")
     return 0
 
 

@@ -125,6 +125,18 @@ class PlantedProblems(unittest.TestCase):
         self.assertRegex(r.stdout, r"cycle among [a-z, ]*engine[a-z, ]*registry")
         self.assertIn("engine -> registry (lib/src/engine/runner.cpp:1)", r.stdout)
 
+    def test_a_read_of_the_environment_outside_the_seam_is_named(self):
+        self.clean_tree()
+        self.write("cuda/src/x/loader.cpp", "// getenv(\"IN_A_COMMENT\") is prose\n"
+                   "const char* p = std::getenv(\"GPUBENCH_X\");\n")
+        self.write("app/main.cpp", "extern char** environ;\n")
+        self.write("lib/src/engine/environment.cpp", "const char* v = getenv(\"OK_HERE\");\n")
+        r = check(self.root)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        findings = [line for line in r.stdout.splitlines() if "reads the environment" in line]
+        self.assertEqual([f.split(": ")[0] for f in findings],
+                         ["app/main.cpp:1", "cuda/src/x/loader.cpp:2"], r.stdout)
+
     def test_a_cuda_runtime_call_is_named_with_its_line(self):
         self.clean_tree()
         self.write("lib/src/high/copy.cpp", "void f(void* d, const void* s) {\n"

@@ -5,6 +5,7 @@
 // stage timings positive and the derived figures consistent with the measurements they come from.
 #include "gpubench/cuda/mlp.hpp"
 #include "gpubench/cuda/stream.hpp"
+#include "gpubench/engine/environment.hpp"
 #include "gpubench/pipeline/pipeline.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
 #include "gpubench/pipeline/pipeline_cpu.hpp"
@@ -247,11 +248,9 @@ TEST_CASE("encoder-decoder streams enqueued from two threads and from one give t
   thread_pool pool(2);
   const cuda::stream s;
   const auto train = [&](bool one_thread) {
-    if (one_thread)
-      REQUIRE(setenv("GPUBENCH_PIPELINE_ONE_THREAD", "1", 1) == 0);
-    else
-      REQUIRE(unsetenv("GPUBENCH_PIPELINE_ONE_THREAD") == 0);
-    pipeline_engine engine(cfg, seed, pool); // reads the variable when it is built
+    const environment_override threads(
+        [one_thread](environment& e) { e.pipeline_one_thread = one_thread; });
+    pipeline_engine engine(cfg, seed, pool); // reads the switch when it is built
     engine.start(pipeline_mode::streams, s.get());
     engine.run(pipeline_mode::streams, 3, s.get());
     engine.run(pipeline_mode::streams, 4, s.get());
@@ -259,7 +258,6 @@ TEST_CASE("encoder-decoder streams enqueued from two threads and from one give t
   };
   const auto two = train(false);
   const auto one = train(true);
-  REQUIRE(unsetenv("GPUBENCH_PIPELINE_ONE_THREAD") == 0);
   INFO("depth " << cfg.depth);
   CHECK(pipeline_cpu::compare_bitwise(one, two).mismatches == 0);
 }

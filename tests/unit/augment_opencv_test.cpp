@@ -5,6 +5,7 @@
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/augment/augment_params.hpp"
+#include "gpubench/engine/environment.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -161,12 +162,14 @@ TEST_CASE("OpenCV baseline: OpenCV's own pool gives the same output as one image
   }
   thread_pool pool(2);
   const both per_image = run_both(small_config(), fresh_seed(), pool);
-  ::setenv("GPUBENCH_TEST_OPENCV_THREADING", "opencv", 1);
-  CHECK(ao::threading_in_use() == ao::threading::opencv_pool);
-  const both opencv_pool = run_both(small_config(), fresh_seed(), pool);
-  ::unsetenv("GPUBENCH_TEST_OPENCV_THREADING");
+  {
+    const gpubench::environment_override opencv(
+        [](gpubench::environment& e) { e.opencv_pool_threading = true; });
+    CHECK(ao::threading_in_use() == ao::threading::opencv_pool);
+    const both opencv_pool = run_both(small_config(), fresh_seed(), pool);
+    CHECK(std::equal(per_image.cv.begin(), per_image.cv.end(), opencv_pool.cv.begin()));
+  }
   CHECK(ao::threading_in_use() == ao::threading::per_image);
-  CHECK(std::equal(per_image.cv.begin(), per_image.cv.end(), opencv_pool.cv.begin()));
 }
 
 TEST_CASE("OpenCV baseline: the check fails a wrong output", "[augment][opencv]") {
@@ -198,7 +201,8 @@ TEST_CASE("OpenCV baseline: the check fails a wrong output", "[augment][opencv]"
 }
 
 TEST_CASE("OpenCV baseline: absent, it says why and refuses to run", "[augment][opencv]") {
-  ::setenv("GPUBENCH_TEST_PRETEND_NO_OPENCV", "1", 1);
+  const gpubench::environment_override no_opencv(
+      [](gpubench::environment& e) { e.pretend_no_opencv = true; });
   CHECK_FALSE(ao::built_in());
   CHECK(ao::version().empty());
   CHECK_THAT(ao::absence_reason(), Catch::Contains("not built in"));
@@ -211,5 +215,4 @@ TEST_CASE("OpenCV baseline: absent, it says why and refuses to run", "[augment][
   const auto samples = gpubench::draw_augment_samples(cfg, 1, 0, 1);
   CHECK_THROWS_WITH(ao::augment_batch(input.data(), shape, samples, out.data(), pool),
                     Catch::Contains("not built in"));
-  ::unsetenv("GPUBENCH_TEST_PRETEND_NO_OPENCV");
 }

@@ -2,6 +2,8 @@
 // process list the test scripts, so every flag can be produced on a machine without a GPU.
 #include "gpubench/telemetry/telemetry.hpp"
 
+#include "gpubench/engine/environment.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -182,7 +184,8 @@ TEST_CASE("telemetry: the recorder samples a fake NVML while a measurement runs"
 
 TEST_CASE("telemetry: without NVML every measurement says unavailable and why", "[telemetry]") {
   // This machine has no NVIDIA driver; a library name that cannot exist stands in elsewhere.
-  ::setenv("GPUBENCH_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+  const environment_override no_nvml(
+      [](environment& e) { e.nvml_library = "/nonexistent/libnvidia-ml.so.1"; });
   auto source = open_telemetry("00000000:01:00.0");
   CHECK(source->monitor() == nullptr);
   CHECK(source->unavailable_reason().find("/nonexistent/libnvidia-ml.so.1") != std::string::npos);

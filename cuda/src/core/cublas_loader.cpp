@@ -3,14 +3,10 @@
 #include "gpubench/cuda/cublas_loader.hpp"
 
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/cuda/library.hpp"
 
 #include <cublas_v2.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
-
-#include <filesystem>
-#include <mutex>
-#include <system_error>
 
 namespace gpubench::cuda {
 
@@ -20,74 +16,39 @@ namespace {
 #define GPUBENCH_STR(x) GPUBENCH_STR2(x)
 constexpr const char* soname = "libcublas.so." GPUBENCH_STR(CUBLAS_VER_MAJOR);
 
-struct loaded {
-  std::once_flag once;
-  void* handle = nullptr;
-  std::string why;
-};
-
-loaded& state() {
-  static loaded s;
-  return s;
-}
-
-void load_once(loaded& s) {
-  std::string tried;
-  for (const auto& path : cublas_candidates()) {
-    s.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (s.handle != nullptr) return;
-    const char* err = dlerror();
-    tried += fmt::format("\n  {}: {}", path, err != nullptr ? err : "not loadable");
-  }
-  s.why = fmt::format(
-      "cuBLAS ({}) was not found; the pipeline needs it. Install it with pip "
-      "(pip install nvidia-cublas=={}.*), or NVIDIA's Debian package libcublas-{}-0, or point "
-      "LD_LIBRARY_PATH at a CUDA Toolkit's lib64. Tried:{}",
-      soname, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR, tried);
-}
+/// cuBLAS, opened by the first caller.
+const runtime_library& library() { return open_library(cublas_candidates()); }
 
 template <typename Fn>
 Fn entry(const char* name) {
-  void* handle = load_cublas();
-  void* sym = dlsym(handle, name);
-  if (sym == nullptr)
+  load_cublas();
+  const auto fn = library().symbol<Fn>(name);
+  if (fn == nullptr)
     throw no_device_error(fmt::format("cuBLAS ({}) has no entry point {}", soname, name));
-  return reinterpret_cast<Fn>(sym);
+  return fn;
 }
 
 } // namespace
 
 const char* cublas_soname() noexcept { return soname; }
 
-std::vector<std::string> cuda_library_candidates(const std::string& file, int major) {
-  std::vector<std::string> out{file};
-  // NVIDIA's wheels put the library in site-packages/nvidia/cu<major>/lib; the gpubench wheel
-  // installs the executable in site-packages/gpubench/bin, and pip's scripts folder (bin/) sits
-  // beside lib/pythonX.Y/site-packages. RUNPATH covers the first; this covers a copied binary.
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto sub = std::filesystem::path("nvidia") / fmt::format("cu{}", major) / "lib" / file;
-    out.push_back((exe.parent_path().parent_path().parent_path() / sub).string());
-  }
-  out.push_back((std::filesystem::path("/usr/local/cuda/lib64") / file).string());
-  return out;
-}
-
 std::vector<std::string> cublas_candidates() {
   return cuda_library_candidates(soname, CUBLAS_VER_MAJOR);
 }
 
-void* load_cublas() {
-  auto& s = state();
-  std::call_once(s.once, [&s] { load_once(s); });
-  if (s.handle == nullptr) throw no_device_error(s.why);
-  return s.handle;
+void load_cublas() {
+  const runtime_library& lib = library();
+  if (!lib.loaded())
+    throw no_device_error(fmt::format(
+        "cuBLAS ({}) was not found; the pipeline needs it. Install it with pip "
+        "(pip install nvidia-cublas=={}.*), or NVIDIA's Debian package libcublas-{}-0, or point "
+        "LD_LIBRARY_PATH at a CUDA Toolkit's lib64. Tried: {}",
+        soname, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR, lib.tried()));
 }
 
 bool try_load_cublas(std::string& why) noexcept {
   try {
-    (void)load_cublas();
+    load_cublas();
     return true;
   } catch (const std::exception& e) {
     why = e.what();

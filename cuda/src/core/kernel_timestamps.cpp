@@ -2,7 +2,7 @@
 // without them (a toolkit that lacks CUPTI) compiles the "unavailable" path.
 #include "gpubench/cuda/kernel_timestamps.hpp"
 
-#include "gpubench/cuda/cublas_loader.hpp"
+#include "gpubench/cuda/library.hpp"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,6 @@
 
 #if __has_include(<cupti.h>)
 #include <cupti.h>
-#include <dlfcn.h>
 #define GPUBENCH_HAVE_CUPTI 1
 #else
 #define GPUBENCH_HAVE_CUPTI 0
@@ -54,7 +53,7 @@ const std::string& soname() {
 
 /// The CUPTI entry points used here, typed from the headers so a drifting signature fails to build.
 struct cupti_api {
-  void* handle = nullptr;
+  bool loaded = false;
   decltype(&cuptiGetResultString) result_string = nullptr;
   decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
   decltype(&cuptiActivityEnable) enable = nullptr;
@@ -68,8 +67,8 @@ struct cupti_api {
 };
 
 template <typename Fn>
-bool bind(void* handle, Fn& fn, const char* name, std::string& why) {
-  fn = reinterpret_cast<Fn>(dlsym(handle, name));
+bool bind(const runtime_library& lib, Fn& fn, const char* name, std::string& why) {
+  fn = lib.symbol<Fn>(name);
   if (fn == nullptr) why = fmt::format("{} has no entry point {}", soname(), name);
   return fn != nullptr;
 }
@@ -77,34 +76,23 @@ bool bind(void* handle, Fn& fn, const char* name, std::string& why) {
 const cupti_api& api() {
   static const cupti_api loaded = [] {
     cupti_api a;
-    std::string tried;
-    // GPUBENCH_CUPTI_LIBRARY names the one file to load (tests point it at one that is absent).
-    const char* env = std::getenv("GPUBENCH_CUPTI_LIBRARY");
-    const auto candidates = env != nullptr && *env != '\0'
-                                ? std::vector<std::string>{env}
-                                : cuda_library_candidates(soname(), cuda_major);
-    for (const auto& path : candidates) {
-      a.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (a.handle != nullptr) break;
-      const char* err = dlerror();
-      tried += fmt::format("; {}: {}", path, err != nullptr ? err : "not loadable");
-    }
-    if (a.handle == nullptr) {
+    const runtime_library& lib = open_library(
+        library_candidates(library_id::cupti, cuda_library_candidates(soname(), cuda_major)));
+    if (!lib.loaded()) {
       a.why = fmt::format("{} not found (it ships with the CUDA Toolkit, or pip install "
-                          "nvidia-cuda-cupti); tried{}",
-                          soname(), tried);
+                          "nvidia-cuda-cupti); tried: {}",
+                          soname(), lib.tried());
       return a;
     }
-    const bool ok = bind(a.handle, a.result_string, "cuptiGetResultString", a.why) &&
-                    bind(a.handle, a.register_callbacks, "cuptiActivityRegisterCallbacks", a.why) &&
-                    bind(a.handle, a.enable, "cuptiActivityEnable", a.why) &&
-                    bind(a.handle, a.disable, "cuptiActivityDisable", a.why) &&
-                    bind(a.handle, a.flush_all, "cuptiActivityFlushAll", a.why) &&
-                    bind(a.handle, a.next_record, "cuptiActivityGetNextRecord", a.why) &&
-                    bind(a.handle, a.subscribe, "cuptiSubscribe", a.why) &&
-                    bind(a.handle, a.unsubscribe, "cuptiUnsubscribe", a.why) &&
-                    bind(a.handle, a.enable_domain, "cuptiEnableDomain", a.why);
-    if (!ok) a.handle = nullptr;
+    a.loaded = bind(lib, a.result_string, "cuptiGetResultString", a.why) &&
+               bind(lib, a.register_callbacks, "cuptiActivityRegisterCallbacks", a.why) &&
+               bind(lib, a.enable, "cuptiActivityEnable", a.why) &&
+               bind(lib, a.disable, "cuptiActivityDisable", a.why) &&
+               bind(lib, a.flush_all, "cuptiActivityFlushAll", a.why) &&
+               bind(lib, a.next_record, "cuptiActivityGetNextRecord", a.why) &&
+               bind(lib, a.subscribe, "cuptiSubscribe", a.why) &&
+               bind(lib, a.unsubscribe, "cuptiUnsubscribe", a.why) &&
+               bind(lib, a.enable_domain, "cuptiEnableDomain", a.why);
     return a;
   }();
   return loaded;
@@ -202,7 +190,7 @@ bool try_load_cupti(std::string& why) noexcept {
   try {
     const auto& a = api();
     why = a.why;
-    return a.handle != nullptr;
+    return a.loaded;
   } catch (const std::exception& e) {
     why = e.what();
     return false;
@@ -211,7 +199,7 @@ bool try_load_cupti(std::string& why) noexcept {
 
 std::unique_ptr<kernel_timestamps> kernel_timestamps::open(std::string& why) {
   const auto& a = api();
-  if (a.handle == nullptr) {
+  if (!a.loaded) {
     why = a.why;
     return nullptr;
   }

@@ -62,7 +62,7 @@ struct gemm_plan::impl {
 };
 
 gemm_plan::gemm_plan(const gemm_problem& p) : impl_(std::make_unique<impl>()) {
-  (void)load_cublaslt(); // throws no_device_error naming the library and what to install
+  load_cublaslt(); // throws no_device_error naming the library and what to install
   auto& s = *impl_;
   s.problem = p;
   const auto t = types_of(p.precision);

@@ -7,11 +7,7 @@
 #include "gpubench/cuda/error.hpp"
 
 #include <cublasLt.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
-
-#include <cstdlib>
-#include <mutex>
 
 namespace gpubench::cuda {
 
@@ -21,53 +17,32 @@ namespace {
 #define GPUBENCH_LT_STR(x) GPUBENCH_LT_STR2(x)
 constexpr const char* lt_soname = "libcublasLt.so." GPUBENCH_LT_STR(CUBLAS_VER_MAJOR);
 
-struct lt_loaded {
-  std::once_flag once;
-  void* handle = nullptr;
-  std::string why;
-};
-
-lt_loaded& lt_state() {
-  static lt_loaded s;
-  return s;
-}
-
-void lt_load_once(lt_loaded& s) {
-  std::string tried;
-  for (const auto& path : cublaslt_candidates()) {
-    s.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (s.handle != nullptr) return;
-    const char* err = dlerror();
-    tried += fmt::format("\n  {}: {}", path, err != nullptr ? err : "not loadable");
-  }
-  s.why = fmt::format(
-      "cuBLASLt ({}) was not found; the pipeline runs its matrix products on it. Install it with "
-      "pip (pip install nvidia-cublas=={}.*, which ships libcublas and libcublasLt), or NVIDIA's "
-      "Debian package libcublas-{}-0, or point LD_LIBRARY_PATH at a CUDA Toolkit's lib64. Tried:{}",
-      lt_soname, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR, tried);
-}
+/// cuBLASLt, opened by the first caller.
+const runtime_library& lt_library() { return open_library(cublaslt_candidates()); }
 
 } // namespace
 
 const char* cublaslt_soname() noexcept { return lt_soname; }
 
 std::vector<std::string> cublaslt_candidates() {
-  // GPUBENCH_CUBLASLT_LIBRARY names the one file to load (tests point it at one that is absent).
-  const char* env = std::getenv("GPUBENCH_CUBLASLT_LIBRARY");
-  if (env != nullptr && *env != '\0') return {env};
-  return cuda_library_candidates(lt_soname, CUBLAS_VER_MAJOR);
+  return library_candidates(library_id::cublaslt,
+                            cuda_library_candidates(lt_soname, CUBLAS_VER_MAJOR));
 }
 
-void* load_cublaslt() {
-  auto& s = lt_state();
-  std::call_once(s.once, [&s] { lt_load_once(s); });
-  if (s.handle == nullptr) throw no_device_error(s.why);
-  return s.handle;
+void load_cublaslt() {
+  const runtime_library& lib = lt_library();
+  if (!lib.loaded())
+    throw no_device_error(fmt::format(
+        "cuBLASLt ({}) was not found; the pipeline runs its matrix products on it. Install it "
+        "with pip (pip install nvidia-cublas=={}.*, which ships libcublas and libcublasLt), or "
+        "NVIDIA's Debian package libcublas-{}-0, or point LD_LIBRARY_PATH at a CUDA Toolkit's "
+        "lib64. Tried: {}",
+        lt_soname, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR, lib.tried()));
 }
 
 bool try_load_cublaslt(std::string& why) noexcept {
   try {
-    (void)load_cublaslt();
+    load_cublaslt();
     return true;
   } catch (const std::exception& e) {
     why = e.what();
@@ -79,12 +54,13 @@ bool try_load_cublaslt(std::string& why) noexcept {
 /// older one) lacks it.
 template <typename Fn>
 Fn lt_entry(const char* name) {
-  void* sym = dlsym(load_cublaslt(), name);
-  if (sym == nullptr)
+  load_cublaslt();
+  const auto fn = lt_library().symbol<Fn>(name);
+  if (fn == nullptr)
     throw no_device_error(fmt::format("cuBLASLt ({}) has no entry point {}; the pipeline needs "
                                       "cuBLAS {} or later",
                                       lt_soname, name, CUBLAS_VER_MAJOR));
-  return reinterpret_cast<Fn>(sym);
+  return fn;
 }
 
 } // namespace gpubench::cuda

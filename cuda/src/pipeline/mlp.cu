@@ -238,11 +238,6 @@ public:
     set(CUBLASLT_MATMUL_DESC_TRANSA, ta);
     set(CUBLASLT_MATMUL_DESC_TRANSB, tb);
     set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue);
-    // GPUBENCH_MLP_SM_TARGET: the SMs cuBLASLt plans the product for (its heuristic and the
-    // grid of its persistent kernels), as if another stream held the rest; unset or 0: all.
-    if (const char* sms = std::getenv("GPUBENCH_MLP_SM_TARGET"); sms != nullptr)
-      set(CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET,
-          static_cast<std::int32_t>(std::strtol(sms, nullptr, 10)));
     if (bias != nullptr) set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias);
     if (aux != nullptr) {
       set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, aux);
@@ -283,9 +278,6 @@ public:
       pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, al_b);
       pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, al_d);
       pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, al_d);
-      if (const char* mask = std::getenv("GPUBENCH_MLP_REDUCTION_MASK"); mask != nullptr)
-        pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
-                 static_cast<std::uint32_t>(std::strtoul(mask, nullptr, 0)));
       status =
           cublasLtMatmulAlgoGetHeuristic(h, desc_, a_, b_, d_, d_, pref, 1, &result, &returned);
     } catch (...) {

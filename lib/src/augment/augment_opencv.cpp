@@ -7,6 +7,7 @@
 
 #include "gpubench/augment/augment_cpu.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/engine/environment.hpp"
 
 #include <fmt/format.h>
 
@@ -28,17 +29,8 @@
 
 namespace gpubench::augment_opencv {
 
-namespace {
-
-bool env_is(const char* name, std::string_view value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string_view(v) == value;
-}
-
-} // namespace
-
 bool built_in() noexcept {
-  return GPUBENCH_HAVE_OPENCV != 0 && !env_is("GPUBENCH_TEST_PRETEND_NO_OPENCV", "1");
+  return GPUBENCH_HAVE_OPENCV != 0 && !process_environment().pretend_no_opencv;
 }
 
 std::string absence_reason() {
@@ -49,8 +41,8 @@ std::string absence_reason() {
 }
 
 threading threading_in_use() {
-  return env_is("GPUBENCH_TEST_OPENCV_THREADING", "opencv") ? threading::opencv_pool
-                                                            : threading::per_image;
+  return process_environment().opencv_pool_threading ? threading::opencv_pool
+                                                     : threading::per_image;
 }
 
 double tolerance(augment_interp interp) noexcept {

@@ -1,6 +1,7 @@
 #include "gpubench/engine/env.hpp"
 
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/engine/environment.hpp"
 #include "gpubench/engine/test_hooks.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
@@ -58,7 +59,7 @@ run_meta collect_meta(const std::vector<std::string>& argv) {
   m.host = collect_host_info();
   m.cuda_driver = cuda::driver_version_string();
   m.cuda_runtime = cuda::runtime_version_string();
-  m.nvidia_driver = nvidia_driver_version();
+  m.nvidia_driver = nvidia_driver_version(process_environment().nvidia_version_file);
   m.test_slowdown = test_slowdown_text();
   return m;
 }

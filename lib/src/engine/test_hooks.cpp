@@ -4,6 +4,7 @@
 #include "gpubench/core/stats.hpp"
 #include "gpubench/cuda/fault_injection.hpp"
 #include "gpubench/cuda/test_delay.hpp"
+#include "gpubench/engine/environment.hpp"
 #include "gpubench/engine/runner.hpp"
 
 #include <fmt/format.h>
@@ -27,15 +28,10 @@ namespace {
 constexpr const char* slowdown_variable = "GPUBENCH_TEST_SLOWDOWN";
 constexpr const char* inject_fault_variable = "GPUBENCH_INJECT_FAULT";
 
-std::string env_text(const char* name) {
-  const char* v = std::getenv(name); // NOLINT(concurrency-mt-unsafe): read once, at the start
-  return v == nullptr ? std::string() : std::string(v);
-}
-
-/// The two variables as the process started with them, read once.
+/// The two variables as the process started with them (environment.hpp).
 struct hook_texts {
-  std::string slowdown = env_text(slowdown_variable);
-  std::string fault = env_text(inject_fault_variable);
+  std::string slowdown = process_environment().test_slowdown;
+  std::string fault = process_environment().inject_fault;
 };
 const hook_texts& texts() {
   static const hook_texts t;

@@ -5,6 +5,7 @@
 // recorded in the same run are waited on, which is what lets a run be captured as a CUDA graph.
 #include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
+#include "gpubench/engine/environment.hpp"
 #include "gpubench/pipeline/pipeline.hpp"
 #include "gpubench/pipeline/pipeline_loader.hpp"
 #include "gpubench/pipeline/pipeline_stages.hpp"
@@ -180,10 +181,8 @@ struct pipeline_engine::state {
       loader = std::make_unique<cpu_loader>([this](std::uint64_t t) { produce_cpu(t); });
     }
     if (!stages->augments()) {
-      const char* one = std::getenv("GPUBENCH_PIPELINE_ONE_THREAD");
-      if (one == nullptr || std::string(one) != "1") {
+      if (!process_environment().pipeline_one_thread)
         a_thread = std::make_unique<stage_a_thread>(cuda::current_device());
-      }
     }
     trained().set_params(stages->initial_params().data());
     // The copies above ran on the legacy stream, which does not order the non-blocking streams

@@ -5,6 +5,7 @@
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/env.hpp"
+#include "gpubench/engine/environment.hpp"
 #include "gpubench/scale/multi_gpu_merge.hpp"
 
 #include <fmt/format.h>
@@ -40,10 +41,10 @@ namespace {
       l.name, l.size));
 }
 
-bool pretend_no_mpi() {
-  const char* v = std::getenv("GPUBENCH_TEST_PRETEND_NO_MPI");
-  return v != nullptr && std::string_view(v) == "1";
-}
+bool pretend_no_mpi() { return process_environment().pretend_no_mpi; }
+
+/// The launcher's variables, from the environment as the process started.
+const char* launcher_variable(const char* name) { return process_environment().find(name); }
 
 } // namespace
 
@@ -204,7 +205,7 @@ mpi_job* current_mpi_job() {
   static bool checked = false;
   if (!checked) {
     checked = true;
-    if (const auto l = detect_launcher([](const char* v) { return std::getenv(v); })) {
+    if (const auto l = detect_launcher(launcher_variable)) {
       if (pretend_no_mpi()) refuse_launcher(*l);
       job = std::make_unique<mpi_job>();
     }
@@ -223,8 +224,8 @@ struct injected_rank_failure {
 };
 
 std::optional<injected_rank_failure> rank_failure_from_env() {
-  const char* value = std::getenv("GPUBENCH_MPI_TEST_FAIL");
-  if (value == nullptr || *value == '\0') return std::nullopt;
+  const char* value = process_environment().mpi_test_fail.c_str();
+  if (*value == '\0') return std::nullopt;
   injected_rank_failure f;
   char mode[16] = {};
   unsigned long point = 0;
@@ -481,8 +482,7 @@ std::string mpi_description() { return "MPI: not built in"; }
 class mpi_job {};
 
 mpi_job* current_mpi_job() {
-  if (const auto l = detect_launcher([](const char* v) { return std::getenv(v); }))
-    refuse_launcher(*l);
+  if (const auto l = detect_launcher(launcher_variable)) refuse_launcher(*l);
   (void)pretend_no_mpi();
   return nullptr;
 }

@@ -3,14 +3,15 @@
 // stable C ABI (nvml.h of the CUDA Toolkit / the NVML API reference).
 #include "gpubench/telemetry/telemetry.hpp"
 
+#include "gpubench/cuda/library.hpp"
+
 #include <fmt/format.h>
 
-#include <cstdlib>
+#include <array>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <regex>
-
-#include <dlfcn.h>
 
 namespace gpubench {
 namespace {
@@ -65,6 +66,13 @@ double as_double(const nvml_field_value& f) {
   }
 }
 
+/// NVML's file: the one set_library_file() named (the user's GPUBENCH_NVML_LIBRARY), else the
+/// driver's libnvidia-ml.so.1; opened once for the process, and never closed.
+const cuda::runtime_library& nvml_runtime_library() {
+  return cuda::open_library(
+      cuda::library_candidates(cuda::library_id::nvml, {"libnvidia-ml.so.1"}));
+}
+
 /// The loaded library, initialized once for the process.
 class nvml_library {
 public:
@@ -92,22 +100,18 @@ public:
 
 private:
   nvml_library() {
-    // GPUBENCH_NVML_LIBRARY names another file (tests point it at one that does not exist).
-    const char* env = std::getenv("GPUBENCH_NVML_LIBRARY");
-    const std::string path = env != nullptr && *env != '\0' ? env : "libnvidia-ml.so.1";
-    handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) {
-      const char* why = ::dlerror();
-      error_ = fmt::format("cannot load {}: {}", path, why != nullptr ? why : "unknown");
+    const cuda::runtime_library& lib = nvml_runtime_library();
+    if (!lib.loaded()) {
+      error_ = fmt::format("cannot load {}", lib.tried());
       return;
     }
     const auto sym = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(handle_, name));
+      fn = lib.symbol<std::remove_reference_t<decltype(fn)>>(name);
       return fn != nullptr;
     };
     nvml_return (*init)() = nullptr;
     if (!sym(init, "nvmlInit_v2") || !sym(device_by_pci, "nvmlDeviceGetHandleByPciBusId_v2")) {
-      error_ = fmt::format("{} lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2", path);
+      error_ = "NVML lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
       return;
     }
     sym(shutdown_, "nvmlShutdown");
@@ -131,7 +135,6 @@ private:
     // The library stays loaded: other static destructors may still run after this one.
   }
 
-  void* handle_ = nullptr;
   bool initialized_ = false;
   std::string error_;
   nvml_return (*shutdown_)() = nullptr;
@@ -213,11 +216,41 @@ private:
 
 } // namespace
 
-std::string nvidia_driver_version() {
+std::optional<std::string> nvml_driver_version(std::string& why) {
+  // Initialized and shut down here (NVML's init is reference-counted): the telemetry's own use
+  // stays untouched until a measurement asks for it.
+  const cuda::runtime_library& lib = nvml_runtime_library();
+  if (!lib.loaded()) {
+    why = fmt::format("cannot load {}", lib.tried());
+    return std::nullopt;
+  }
+  using init_fn = nvml_return (*)();
+  using version_fn = nvml_return (*)(char*, unsigned);
+  const auto init = lib.symbol<init_fn>("nvmlInit_v2");
+  const auto version = lib.symbol<version_fn>("nvmlSystemGetDriverVersion");
+  const auto shutdown = lib.symbol<init_fn>("nvmlShutdown");
+  if (init == nullptr || version == nullptr || shutdown == nullptr) {
+    why = "NVML lacks nvmlInit_v2, nvmlSystemGetDriverVersion or nvmlShutdown";
+    return std::nullopt;
+  }
+  if (const nvml_return rc = init(); rc != nvml_success) {
+    why = fmt::format("nvmlInit failed (NVML error {})", rc);
+    return std::nullopt;
+  }
+  std::array<char, 96> text{};
+  const nvml_return rc = version(text.data(), static_cast<unsigned>(text.size()));
+  (void)shutdown();
+  if (rc != nvml_success) {
+    why = fmt::format("nvmlSystemGetDriverVersion failed (NVML error {})", rc);
+    return std::nullopt;
+  }
+  return std::string(text.data());
+}
+
+std::string nvidia_driver_version(const std::string& version_file) {
   // The kernel module's version line ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06
   // ..."): no library to load, and present wherever the driver is, containers included.
-  const char* env = std::getenv("GPUBENCH_NVIDIA_VERSION_FILE"); // tests point it elsewhere
-  std::ifstream f(env != nullptr && *env != '\0' ? env : "/proc/driver/nvidia/version");
+  std::ifstream f(version_file.empty() ? "/proc/driver/nvidia/version" : version_file);
   std::string line;
   if (f && std::getline(f, line)) {
     static const std::regex module_version(
@@ -225,26 +258,9 @@ std::string nvidia_driver_version() {
     std::smatch m;
     if (std::regex_search(line, m, module_version)) return m[1].str();
   }
-  if (env != nullptr && *env != '\0') return {};
-  // NVML, opened and closed here (its init is reference-counted): the telemetry's library stays
-  // untouched until a measurement asks for it.
-  const char* lib_env = std::getenv("GPUBENCH_NVML_LIBRARY");
-  const std::string path = lib_env != nullptr && *lib_env != '\0' ? lib_env : "libnvidia-ml.so.1";
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) return {};
-  using init_fn = nvml_return (*)();
-  using version_fn = nvml_return (*)(char*, unsigned);
-  const auto init = reinterpret_cast<init_fn>(::dlsym(handle, "nvmlInit_v2"));
-  const auto version = reinterpret_cast<version_fn>(::dlsym(handle, "nvmlSystemGetDriverVersion"));
-  const auto shutdown = reinterpret_cast<init_fn>(::dlsym(handle, "nvmlShutdown"));
-  std::string out;
-  if (init != nullptr && version != nullptr && init() == nvml_success) {
-    char text[96] = {};
-    if (version(text, sizeof text) == nvml_success) out = text;
-    if (shutdown != nullptr) shutdown();
-  }
-  // The library stays loaded, as the telemetry's does: unloading NVML is not worth its risks.
-  return out;
+  if (!version_file.empty()) return {}; // a named file is the only source asked
+  std::string why;
+  return nvml_driver_version(why).value_or(std::string());
 }
 
 std::unique_ptr<telemetry_source> open_telemetry(const std::string& pci_bus_id) {

@@ -136,9 +136,14 @@ private:
 /// unavailable_telemetry that says why (no libnvidia-ml.so.1, init failed, device not found).
 std::unique_ptr<telemetry_source> open_telemetry(const std::string& pci_bus_id);
 
-/// The NVIDIA driver's version ("580.65.06") from /proc/driver/nvidia/version, else from NVML
-/// (nvmlSystemGetDriverVersion); empty where neither answers (no driver: CPU-only machines).
-std::string nvidia_driver_version();
+/// The NVIDIA driver's version ("580.65.06") from `version_file` (default, ""
+/// /proc/driver/nvidia/version), else, for the default file only, from NVML
+/// (nvml_driver_version()); empty where neither answers (no driver: CPU-only machines).
+std::string nvidia_driver_version(const std::string& version_file = {});
+
+/// The driver's version as NVML reports it (nvmlSystemGetDriverVersion), NVML initialized and
+/// shut down for the call; nullopt with `why` when NVML cannot be loaded or answer.
+std::optional<std::string> nvml_driver_version(std::string& why);
 
 /// One-line text of a telemetry object for tables: clocks, temperature, throttling, processes.
 std::string telemetry_line(const nlohmann::json& telemetry);
