@@ -9,6 +9,10 @@
 #                      built elsewhere (as the device tool carries them); runs the GPU test
 #                      executable, then the benchmarks. For a GPU machine lent for minutes.
 #   GPUBENCH_ANCHORS=1 scripts/gpu-check.sh ...   also scripts/gpu-anchors.sh into OUT_DIR/anchors
+#   GPUBENCH_AB_BASE=SRC scripts/gpu-check.sh ... also builds the tree SRC (an earlier revision,
+#                      e.g. `git archive REV | tar -x -C SRC`) and runs scripts/figures-ab.sh with
+#                      its binary as OLD and this build's as NEW into OUT_DIR/ab, the cases
+#                      GPUBENCH_AB_EXTRA names (figures-ab.sh's AB_EXTRA) added to its own
 #   DOCS_AS_WRITTEN=1 scripts/gpu-check.sh ...     the documented commands with their own sampling
 #
 # Dependencies not installed on the machine may sit in .deps/ (Catch2 2.x and stb, unpacked from
@@ -120,6 +124,20 @@ echo "== documented commands (tests/cli/test_docs.py ${docs_args[*]})" | tee -a 
 GPUBENCH=$bin python3 "$root/tests/cli/test_docs.py" "${docs_args[@]}" 2>&1 |
   tee "$out/docs-commands.log" | tail -5 | tee -a "$out/bench.txt"
 (( PIPESTATUS[0] == 0 )) || test_rc=1
+# Before/after against an earlier revision's tree (a change to GPU code or the engine).
+if [[ -n "${GPUBENCH_AB_BASE:-}" ]]; then
+  base_build=$build-ab-base
+  echo "== before/after: $GPUBENCH_AB_BASE (old) vs this tree (new)" | tee -a "$out/bench.txt"
+  if cmake -S "$GPUBENCH_AB_BASE" -B "$base_build" -DCMAKE_BUILD_TYPE=Release \
+       -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUBENCH_BUILD_TESTS=OFF "${prefix[@]}" \
+       >"$out/ab-base-build.log" 2>&1 &&
+     cmake --build "$base_build" -j "$jobs" --target gpubench >>"$out/ab-base-build.log" 2>&1; then
+    AB_EXTRA="${GPUBENCH_AB_EXTRA:-}" "$root/scripts/figures-ab.sh" "$base_build/app/gpubench" \
+      "$bin" "$out/ab" 2>&1 | tee -a "$out/bench.txt"
+  else
+    tail -20 "$out/ab-base-build.log"; test_rc=1
+  fi
+fi
 # More commands for this call only: GPUBENCH_EXTRA="$bin augment ... ; ..."
 export bin out
 if [[ -n "${GPUBENCH_EXTRA:-}" ]]; then bash -c "$GPUBENCH_EXTRA" 2>&1 | tee -a "$out/bench.txt"; fi

@@ -14,18 +14,12 @@ using namespace gpubench;
 
 TEST_CASE("environment: each known variable lands in its field", "[environment]") {
   const std::map<std::string, std::string, std::less<>> vars{
-      {"GPUBENCH_NVML_LIBRARY", "/x/nvml.so"},
-      {"GPUBENCH_CUBLASLT_LIBRARY", "/x/lt.so"},
-      {"GPUBENCH_CUPTI_LIBRARY", "/x/cupti.so"},
-      {"GPUBENCH_NVIDIA_VERSION_FILE", "/x/version"},
-      {"GPUBENCH_TEST_PRETEND_NO_OPENCV", "1"},
-      {"GPUBENCH_TEST_OPENCV_THREADING", "opencv"},
-      {"GPUBENCH_TEST_PRETEND_NO_MPI", "1"},
-      {"GPUBENCH_PIPELINE_ONE_THREAD", "1"},
-      {"GPUBENCH_MPI_TEST_FAIL", "1:2:stall"},
-      {"GPUBENCH_TEST_SLOWDOWN", "kernel:10%"},
-      {"GPUBENCH_INJECT_FAULT", "vecadd:1"},
-      {"OMPI_COMM_WORLD_SIZE", "4"},
+      {"GPUBENCH_NVML_LIBRARY", "/x/nvml.so"},   {"GPUBENCH_CUBLASLT_LIBRARY", "/x/lt.so"},
+      {"GPUBENCH_CUPTI_LIBRARY", "/x/cupti.so"}, {"GPUBENCH_NVIDIA_VERSION_FILE", "/x/version"},
+      {"GPUBENCH_TEST_PRETEND_NO_OPENCV", "1"},  {"GPUBENCH_TEST_OPENCV_THREADING", "opencv"},
+      {"GPUBENCH_TEST_PRETEND_NO_MPI", "1"},     {"GPUBENCH_PIPELINE_ONE_THREAD", "1"},
+      {"GPUBENCH_MPI_TEST_FAIL", "1:2:stall"},   {"GPUBENCH_TEST_SLOWDOWN", "kernel:10%"},
+      {"GPUBENCH_INJECT_FAULT", "vecadd:1"},     {"OMPI_COMM_WORLD_SIZE", "4"},
   };
   const environment e = environment_from(vars);
   CHECK(e.nvml_library == "/x/nvml.so");
@@ -73,8 +67,8 @@ TEST_CASE("runtime_library: a file that cannot load says which and why, on one l
   const cuda::runtime_library lib({"/nonexistent/a.so", "/nonexistent/b.so"});
   CHECK_FALSE(lib.loaded());
   CHECK(lib.symbol<void (*)()>("anything") == nullptr);
-  CHECK_THAT(lib.tried(), Catch::StartsWith("/nonexistent/a.so (") &&
-                              Catch::Contains("; /nonexistent/b.so ("));
+  CHECK_THAT(lib.tried(),
+             Catch::StartsWith("/nonexistent/a.so (") && Catch::Contains("; /nonexistent/b.so ("));
   CHECK(lib.tried().find('\n') == std::string::npos);
   // The C library is always there: loaded, with its entry points.
   const cuda::runtime_library libc({"/nonexistent/c.so", "libc.so.6"});

@@ -435,7 +435,7 @@ void allow_dynamic_shared_bytes(const void* kernel, int bytes);
 unsigned grid_for(std::size_t n, int threads);
 
 /// Blocks of `kernel` the current device holds at once (all SMs), from the occupancy calculator;
-/// cached per kernel and device.
+/// cached per kernel, threads, shared bytes and device.
 int resident_blocks(const void* kernel, int threads, int dynamic_shared_bytes);
 
 } // namespace gpubench::cuda::augment_detail

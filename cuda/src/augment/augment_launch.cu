@@ -2,60 +2,42 @@
 #include "augment_device.cuh"
 #include "gpubench/cuda/error.hpp"
 
+#include "core/per_device.hpp"
+
 #include <algorithm>
-#include <map>
-#include <mutex>
-#include <utility>
+#include <tuple>
 
 namespace gpubench::cuda {
 
 namespace augment_detail {
 
 int max_dynamic_shared_bytes() {
-  static std::mutex m;
-  static std::map<int, int> known;
-  int device = 0;
-  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
-  const std::lock_guard lock(m);
-  const auto it = known.find(device);
-  if (it != known.end()) return it->second;
-  int bytes = 0;
-  GPUBENCH_CUDA_TRY(
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  known[device] = bytes;
-  return bytes;
+  static detail::per_device_cache<int, int> limits;
+  return limits.get(0, [](int device) {
+    int bytes = 0;
+    GPUBENCH_CUDA_TRY(
+        cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return bytes;
+  });
 }
 
 void allow_dynamic_shared_bytes(const void* kernel, int bytes) {
   // cudaFuncSetAttribute per launch would add host time to every timed sample.
-  static std::mutex m;
-  static std::map<std::pair<const void*, int>, int> allowed;
-  int device = 0;
-  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
-  const std::lock_guard lock(m);
-  int& current = allowed[{kernel, device}];
-  if (current >= bytes) return;
-  GPUBENCH_CUDA_TRY(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  current = bytes;
+  static detail::per_device_cache<const void*, int> allowed;
+  allowed.update(kernel, [&](int /*device*/, int& current) {
+    if (current >= bytes) return;
+    GPUBENCH_CUDA_TRY(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    current = bytes;
+  });
 }
 
 int resident_blocks(const void* kernel, int threads, int dynamic_shared_bytes) {
-  static std::mutex m;
-  static std::map<std::pair<const void*, int>, int> known;
-  int device = 0;
-  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
-  const std::lock_guard lock(m);
-  const auto it = known.find({kernel, device});
-  if (it != known.end()) return it->second;
-  int per_sm = 0;
-  GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, kernel, threads, static_cast<std::size_t>(dynamic_shared_bytes)));
-  int sms = 0;
-  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int blocks = std::max(1, per_sm * sms);
-  known[{kernel, device}] = blocks;
-  return blocks;
+  using launch_shape = std::tuple<const void*, int, int>;
+  static detail::per_device_cache<launch_shape, int> known;
+  return known.get({kernel, threads, dynamic_shared_bytes}, [&](int /*device*/) {
+    return detail::resident_grid(kernel, threads, static_cast<std::size_t>(dynamic_shared_bytes));
+  });
 }
 
 unsigned grid_for(std::size_t n, int threads) {

@@ -1,22 +1,18 @@
 #include "gpubench/cuda/blocking_kernel.hpp"
 #include "gpubench/cuda/error.hpp"
 
+#include "core/globaltimer.cuh"
+
 #include <atomic>
 
 namespace gpubench::cuda {
 namespace {
 
-__device__ unsigned long long global_ns() {
-  unsigned long long t = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 // One thread: it occupies one SM slot while the stream waits, nothing else.
 __global__ void spin_until_released(volatile int* flags, unsigned long long timeout_ns) {
-  const unsigned long long start = global_ns();
+  const std::uint64_t start = detail::globaltimer_ns();
   while (flags[0] == 0) {
-    if (global_ns() - start > timeout_ns) {
+    if (detail::globaltimer_ns() - start > timeout_ns) {
       flags[1] = 1;
       break;
     }

@@ -7,10 +7,10 @@
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/error.hpp"
 
+#include "core/per_device.hpp"
+
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <mutex>
 
 namespace gpubench::cuda {
 namespace {
@@ -35,20 +35,11 @@ constexpr int read_flush_threads = 256;
 /// read_flush's grid on the current device: every SM full (the runtime's occupancy for this
 /// kernel times the SM count), asked once per device.
 unsigned read_flush_grid() {
-  static std::mutex m;
-  static std::map<int, unsigned> known;
-  int device = 0;
-  GPUBENCH_CUDA_TRY(cudaGetDevice(&device));
-  const std::lock_guard lock(m);
-  if (const auto it = known.find(device); it != known.end()) return it->second;
-  int per_sm = 0;
-  GPUBENCH_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_flush, read_flush_threads, 0));
-  int sms = 0;
-  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const auto grid = static_cast<unsigned>(std::max(1, per_sm * sms));
-  known[device] = grid;
-  return grid;
+  static detail::per_device_cache<int, unsigned> grids;
+  return grids.get(0, [](int /*device*/) {
+    return static_cast<unsigned>(
+        detail::resident_grid(reinterpret_cast<const void*>(read_flush), read_flush_threads));
+  });
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/start_gate.hpp"
 
+#include "core/globaltimer.cuh"
+
 #include <atomic>
 #include <stdexcept>
 
@@ -8,24 +10,18 @@ namespace gpubench::cuda {
 
 namespace {
 
-__device__ std::uint64_t globaltimer_ns() {
-  std::uint64_t t = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 /// One thread polls the host flag over the bus; nothing else runs on the stream until it returns.
 __global__ void start_gate_wait(const volatile std::uint64_t* flag, std::uint64_t generation,
                                 std::uint64_t timeout_ns, volatile std::uint64_t* stamp) {
-  const std::uint64_t began = globaltimer_ns();
+  const std::uint64_t began = detail::globaltimer_ns();
   bool timed_out = false;
   while (*flag < generation) {
-    if (globaltimer_ns() - began > timeout_ns) {
+    if (detail::globaltimer_ns() - began > timeout_ns) {
       timed_out = true;
       break;
     }
   }
-  stamp[1] = timed_out ? 0 : globaltimer_ns();
+  stamp[1] = timed_out ? 0 : detail::globaltimer_ns();
   stamp[2] = timed_out ? 1 : 0;
   __threadfence_system();
   stamp[0] = generation; // last: the host reads a whole stamp once this matches

@@ -3,18 +3,14 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/test_delay.hpp"
 
+#include "core/globaltimer.cuh"
+
 namespace gpubench::cuda {
 namespace {
 
-__device__ __forceinline__ std::uint64_t global_ns() {
-  std::uint64_t t = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 __global__ void delay_kernel(std::uint64_t ns) {
-  const std::uint64_t start = global_ns();
-  while (global_ns() - start < ns) {
+  const std::uint64_t start = detail::globaltimer_ns();
+  while (detail::globaltimer_ns() - start < ns) {
   }
 }
 

@@ -9,6 +9,7 @@
 #include "gpubench/cuda/stream_kernels.hpp"
 
 #include "core/elementwise16.cuh"
+#include "core/per_device.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -167,32 +168,17 @@ void launch_typed(stream_op op, const stream_launch& cfg, const stream_arrays& a
   }
 }
 
+/// The kernel of `op` for element type T, for the occupancy calculator.
 template <typename T>
-int occupancy(stream_op op, int block) {
-  int per_sm = 0;
+const void* kernel_of(stream_op op) {
   switch (op) {
-  case stream_op::copy:
-    GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, elementwise16<T, copy_op<T>>, block, 0));
-    break;
-  case stream_op::mul:
-    GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, elementwise16<T, mul_op<T>>, block, 0));
-    break;
-  case stream_op::add:
-    GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, elementwise16<T, add_op<T>>, block, 0));
-    break;
-  case stream_op::triad:
-    GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, elementwise16<T, triad_op<T>>, block, 0));
-    break;
-  case stream_op::dot:
-    GPUBENCH_CUDA_TRY(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_dot<T>, block, 0));
-    break;
+  case stream_op::copy: return reinterpret_cast<const void*>(elementwise16<T, copy_op<T>>);
+  case stream_op::mul: return reinterpret_cast<const void*>(elementwise16<T, mul_op<T>>);
+  case stream_op::add: return reinterpret_cast<const void*>(elementwise16<T, add_op<T>>);
+  case stream_op::triad: return reinterpret_cast<const void*>(elementwise16<T, triad_op<T>>);
+  case stream_op::dot: return reinterpret_cast<const void*>(stream_dot<T>);
   }
-  return per_sm;
+  throw std::invalid_argument("stream kernels: unknown operation");
 }
 
 void expect_supported(dtype type) {
@@ -204,11 +190,8 @@ void expect_supported(dtype type) {
 
 int stream_default_grid(int device, stream_op op, dtype type, int block) {
   expect_supported(type);
-  int sms = 0;
-  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int per_sm =
-      type == dtype::f32 ? occupancy<float>(op, block) : occupancy<double>(op, block);
-  return std::max(1, sms * std::max(1, per_sm));
+  const void* kernel = type == dtype::f32 ? kernel_of<float>(op) : kernel_of<double>(op);
+  return std::max(1, detail::sm_count(device) * detail::blocks_per_sm(kernel, block));
 }
 
 int stream_vectors_grid(std::size_t bytes, int block) noexcept {

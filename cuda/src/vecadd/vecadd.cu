@@ -7,12 +7,14 @@
 #include "gpubench/cuda/vecadd.hpp"
 
 #include "core/elementwise16.cuh"
+#include "core/per_device.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 
 namespace gpubench::cuda {
 namespace {
@@ -92,29 +94,23 @@ void launch_typed(const vecadd_launch& cfg, const T* a, const T* b, T* c, std::s
 
 namespace {
 
-template <typename T>
-int resident_blocks_per_sm(int block) {
-  int per_sm = 0;
-  GPUBENCH_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, elementwise16<T, add_op<T>>, block, 0));
-  return per_sm;
+/// The add kernel of element type `type`: each type is its own instantiation, with its own
+/// registers, so its own occupancy.
+const void* add_kernel(dtype type) {
+  switch (type) {
+  case dtype::f32: return reinterpret_cast<const void*>(elementwise16<float, add_op<float>>);
+  case dtype::f64: return reinterpret_cast<const void*>(elementwise16<double, add_op<double>>);
+  case dtype::f16: return reinterpret_cast<const void*>(elementwise16<__half, add_op<__half>>);
+  case dtype::bf16:
+    return reinterpret_cast<const void*>(elementwise16<__nv_bfloat16, add_op<__nv_bfloat16>>);
+  }
+  throw std::invalid_argument("vecadd: unknown element type");
 }
 
 } // namespace
 
 int vecadd_default_grid(int device, dtype type, int block) {
-  int sms = 0;
-  GPUBENCH_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  // The occupancy of the kernel that will run: each element type is its own instantiation, with
-  // its own registers.
-  int per_sm = 0;
-  switch (type) {
-  case dtype::f32: per_sm = resident_blocks_per_sm<float>(block); break;
-  case dtype::f64: per_sm = resident_blocks_per_sm<double>(block); break;
-  case dtype::f16: per_sm = resident_blocks_per_sm<__half>(block); break;
-  case dtype::bf16: per_sm = resident_blocks_per_sm<__nv_bfloat16>(block); break;
-  }
-  return std::max(1, sms * std::max(1, per_sm));
+  return std::max(1, detail::sm_count(device) * detail::blocks_per_sm(add_kernel(type), block));
 }
 
 void launch_vecadd(const vecadd_launch& cfg, const void* a, const void* b, void* c, std::size_t n,

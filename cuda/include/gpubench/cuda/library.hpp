@@ -37,7 +37,8 @@ public:
   /// Each candidate that failed and why, on one line: "PATH (REASON); PATH (REASON)".
   [[nodiscard]] const std::string& tried() const noexcept { return tried_; }
   /// The entry point `name` as a `Fn`, or nullptr (also when nothing is loaded).
-  template <typename Fn> [[nodiscard]] Fn symbol(const char* name) const noexcept {
+  template <typename Fn>
+  [[nodiscard]] Fn symbol(const char* name) const noexcept {
     return reinterpret_cast<Fn>(raw_symbol(name)); // NOLINT(*-reinterpret-cast): dlsym's contract
   }
 
