@@ -4,6 +4,7 @@
 #include "gpubench/scale/multi_gpu_concurrent.hpp"
 
 #include "common.hpp"
+#include "gpubench/cuda/error.hpp"
 
 #include <catch2/catch.hpp>
 

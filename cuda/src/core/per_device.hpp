@@ -22,10 +22,12 @@ inline int current_device_id() {
 
 /// Values asked of the runtime once per (device, key) and kept for the process: an attribute or
 /// an occupancy asked at every launch would add host time to every timed sample.
-template <class Key, class Value> class per_device_cache {
+template <class Key, class Value>
+class per_device_cache {
 public:
   /// The value for `key` on the current device: `make(device)` the first time, kept after.
-  template <class Make> Value get(const Key& key, Make&& make) {
+  template <class Make>
+  Value get(const Key& key, Make&& make) {
     const int device = current_device_id();
     const std::lock_guard lock(mutex_);
     const auto it = values_.find({device, key});
@@ -36,7 +38,8 @@ public:
   }
   /// The stored value for `key` on the current device, updated by `update(device, value&)`
   /// (default-constructed the first time) under the cache's lock.
-  template <class Update> void update(const Key& key, Update&& update) {
+  template <class Update>
+  void update(const Key& key, Update&& update) {
     const int device = current_device_id();
     const std::lock_guard lock(mutex_);
     std::forward<Update>(update)(device, values_[{device, key}]);
@@ -65,8 +68,8 @@ inline int sm_count(int device) {
 
 /// The grid that fills every SM of the current device once with `kernel`'s resident blocks.
 inline int resident_grid(const void* kernel, int threads, std::size_t dynamic_shared = 0) {
-  return std::max(1, blocks_per_sm(kernel, threads, dynamic_shared) *
-                         sm_count(current_device_id()));
+  return std::max(1,
+                  blocks_per_sm(kernel, threads, dynamic_shared) * sm_count(current_device_id()));
 }
 
 } // namespace gpubench::cuda::detail

@@ -1,5 +1,6 @@
 #pragma once
 // Device properties read once, the denominators of "% of peak", and the L2 flush.
+#include "gpubench/cuda/device_info.hpp"
 #include "gpubench/cuda/memory.hpp"
 
 #include <cstdint>
@@ -7,28 +8,6 @@
 #include <vector>
 
 namespace gpubench::cuda {
-
-struct device_info {
-  int id = 0;
-  std::string name;
-  int cc_major = 0;
-  int cc_minor = 0;
-  int sms = 0;
-  std::size_t memory_bytes = 0;
-  int l2_bytes = 0;
-  int bus_width_bits = 0;
-  int mem_clock_khz = 0;
-  int max_threads_per_sm = 0;
-  int async_engines = 0;
-  std::string pci_bus_id;
-  /// "GPU-xxxxxxxx-..." as nvidia-smi prints it (device_uuid): what tells one GPU from another of
-  /// the same model, across machines; "" in files written before it was recorded.
-  std::string uuid;
-  /// 2 x memory clock x bus width (double data rate), bytes/s.
-  [[nodiscard]] double peak_bytes_per_s() const noexcept {
-    return 2.0 * mem_clock_khz * 1e3 * (bus_width_bits / 8.0);
-  }
-};
 
 /// Reads the properties with cudaDeviceGetAttribute (CUDA 13 dropped the memory clock from
 /// cudaDeviceProp).

@@ -1,6 +1,6 @@
 #pragma once
 // The result model behind every report format and the JSON schema gpubench/1 (docs/json-schema.md).
-#include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/device_info.hpp"
 #include "gpubench/results/measurement.hpp"
 
 #include <nlohmann/json.hpp>
