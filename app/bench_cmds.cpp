@@ -25,6 +25,7 @@ struct bench_command {
   const benchmark* bench = nullptr;
   common_options opts;
   std::string device_spec;
+  std::shared_ptr<given_options> given;
   bool dry_run = false;
   std::map<std::string, std::string> text; ///< one slot per parameter
   std::vector<std::pair<std::string, CLI::Option*>> options;
@@ -56,7 +57,7 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
     }
     common_option_set offered;
     offered.cpu_only = b.supports_cpu_only;
-    add_common_options(*sub, cmd.opts, cmd.device_spec, offered);
+    cmd.given = add_common_options(*sub, cmd.opts, cmd.device_spec, offered);
     sub->add_flag("--dry-run", cmd.dry_run,
                   "list every point that would run and the device memory it needs; run nothing");
     sub->callback([&cmd, &state, sub] {
@@ -65,8 +66,9 @@ void add_benchmark_commands(CLI::App& app, cli_state& state) {
       if (cmd.bench->supports_cpu_only)
         state.no_device_hint = ". Use --cpu-only to run the CPU reference alone.";
       // A dry run never touches a GPU, so "all" is not resolved (it would need a device).
-      finish_common_options(cmd.opts, cmd.dry_run && cmd.device_spec == "all" ? std::string("0")
-                                                                              : cmd.device_spec);
+      finish_common_options(cmd.opts, *cmd.given,
+                            cmd.dry_run && cmd.device_spec == "all" ? std::string("0")
+                                                                    : cmd.device_spec);
       mpi_job* job = current_mpi_job(); // multi-GPU: a rank picks its own GPU
       if (job != nullptr && !cmd.dry_run)
         pick_rank_device(*job, cmd.opts, {cmd.opts.sync_timeout, sub->count("--device") > 0});

@@ -34,24 +34,6 @@ const char* const exit_codes_help =
 
 namespace {
 
-/// Accepts "1", "1%", "0.5%": a percentage, returned in percent (numbers as parse_number reads
-/// them, the rules of run files).
-double parse_percent(const std::string& text, const char* option) {
-  std::string t = text;
-  if (!t.empty() && t.back() == '%') t.pop_back();
-  try {
-    return parse_number(t, option);
-  } catch (const usage_error&) {
-    // inf and nan are left to validate(), which says what range --max-noise takes.
-    double v = 0;
-    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec == std::errc() && ptr == t.data() + t.size() && !t.empty() && !std::isfinite(v))
-      return v;
-    throw usage_error(
-        fmt::format("--{}: '{}' is not a percentage (e.g. 1 or 0.5%)", option, clip(text)));
-  }
-}
-
 // Hostile input: numeric options are read by the rules run files follow, not by
 // CLI11's strtoll/strtold (which take "0x10" and "010" as 16 and 8).
 // Every option checked by integer_text is an int: a value past its range is said to be so here,
@@ -87,9 +69,9 @@ const CLI::Validator non_empty_text(
     },
     "");
 
-namespace {
-// Raw text of options that need more than CLI11's conversion; one set per subcommand.
-struct raw_text {
+// What the command line gave for one subcommand's common options, as CLI11 parsed it: the text of
+// options that need more than CLI11's conversion, and each option, to ask whether it was given.
+struct given_options {
   std::string format = "table";
   bool quiet = false;
   bool verbose = false;
@@ -104,15 +86,15 @@ struct raw_text {
   std::map<std::string, bool, std::less<>> flags;
   std::map<std::string, CLI::Option*, std::less<>> option;
   std::string* device_spec = nullptr;
+
+  /// Whether the measurement option `name` was given on the command line.
+  [[nodiscard]] bool on_line(std::string_view name) const {
+    const auto it = option.find(name);
+    return it != option.end() && it->second->count() > 0;
+  }
 };
-std::vector<std::unique_ptr<raw_text>>& raw_store() {
-  static std::vector<std::unique_ptr<raw_text>> store;
-  return store;
-}
-std::map<const common_options*, raw_text*>& raw_of() {
-  static std::map<const common_options*, raw_text*> m;
-  return m;
-}
+
+namespace {
 
 bool offered_in(option_group g, const common_option_set& offered) {
   switch (g) {
@@ -126,7 +108,7 @@ bool offered_in(option_group g, const common_option_set& offered) {
 }
 
 /// Adds the table's rows of group `g` to `cmd`: each with its type, range, default and help.
-void add_table_options(CLI::App& cmd, raw_text& raw, option_group g) {
+void add_table_options(CLI::App& cmd, given_options& raw, option_group g) {
   for (const auto& s : measurement_options()) {
     if (s.group != g) continue;
     const std::string name = "--" + s.name;
@@ -151,7 +133,7 @@ void add_table_options(CLI::App& cmd, raw_text& raw, option_group g) {
 }
 
 /// The value of row `s` as given on the command line (text already normalized by its validator).
-nlohmann::json value_given(const option_spec& s, const raw_text& raw) {
+nlohmann::json value_given(const option_spec& s, const given_options& raw) {
   if (s.kind == option_kind::flag) return raw.flags.find(s.name)->second;
   const std::string& text = raw.text.find(s.name)->second;
   switch (s.kind) {
@@ -163,7 +145,10 @@ nlohmann::json value_given(const option_spec& s, const raw_text& raw) {
     return v;
   }
   case option_kind::seed: return std::stoull(text);
-  case option_kind::percent: return parse_percent(text, s.name.c_str());
+  case option_kind::percent:
+    if (const auto pct = read_percent(text)) return *pct;
+    throw usage_error(
+        fmt::format("--{}: '{}' is not a percentage (e.g. 1 or 0.5%)", s.name, clip(text)));
   case option_kind::word:
     if (const auto choice = match_choice(s, text)) return *choice;
     throw usage_error(
@@ -173,10 +158,11 @@ nlohmann::json value_given(const option_spec& s, const raw_text& raw) {
 }
 } // namespace
 
-void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec,
-                        const common_option_set& offered) {
-  auto& raw = *raw_store().emplace_back(std::make_unique<raw_text>());
-  raw_of()[&opts] = &raw;
+std::shared_ptr<given_options> add_common_options(CLI::App& cmd, common_options& opts,
+                                                  std::string& device_spec,
+                                                  const common_option_set& offered) {
+  auto given = std::make_shared<given_options>();
+  given_options& raw = *given;
   raw.device_spec = &device_spec;
   if (offered.device) add_table_options(cmd, raw, option_group::device);
   raw.format_option = cmd.add_option("--format", raw.format, "stdout format")
@@ -207,10 +193,13 @@ void add_common_options(CLI::App& cmd, common_options& opts, std::string& device
     cmd.add_flag("-v,--verbose", raw.verbose,
                  "more detail on stderr: each point's outcome and time as it finishes");
   }
+  return given;
 }
 
-void finish_common_options(common_options& opts, const std::string& device_spec) {
-  const raw_text& raw = *raw_of().at(&opts);
+namespace {
+
+/// --format, --output and --output-format: the formats of stdout and of the file.
+void apply_output_choice(common_options& opts, const given_options& raw) {
   const auto format = parse_output_format(raw.format);
   if (!format)
     throw usage_error(
@@ -227,68 +216,67 @@ void finish_common_options(common_options& opts, const std::string& device_spec)
       raw.output_format, raw.format_option->count() > 0 ? format : std::nullopt, opts.output_path);
   if (raw.output_option->count() > 0 && opts.output_path.empty())
     check_output_path(opts.output_path); // says that an empty path is an error
-  const auto given_on_line = [&raw](std::string_view name) {
-    const auto it = raw.option.find(name);
-    return it != raw.option.end() && it->second->count() > 0;
-  };
-  // The command line wins over a run file's "options", applied before.
+  opts.verbosity = raw.quiet ? 0 : raw.verbose ? 2 : 1;
+}
+
+/// The measurement options given on the command line, over what a run file's "options" set.
+void apply_given_measurement_options(common_options& opts, const given_options& raw) {
   std::string unused_spec;
   for (const auto& s : measurement_options())
-    if (s.kind != option_kind::devices && given_on_line(s.name))
+    if (s.kind != option_kind::devices && raw.on_line(s.name))
       s.set({opts, unused_spec}, value_given(s, raw));
-  opts.verbosity = raw.quiet ? 0 : raw.verbose ? 2 : 1;
-  std::vector<std::string> notes; // printed last, once every option is known to be valid
-  const auto say = [&opts, &notes](const std::string& text) {
-    if (opts.verbosity > 0) notes.push_back(text);
-  };
-  // --max-samples 5 alone asks for at most 5 samples: the default --min-samples follows it down.
-  if (given_on_line("max-samples") && !given_on_line("min-samples") &&
-      opts.measure.min_samples == measure_options{}.min_samples && opts.measure.max_samples >= 1 &&
-      opts.measure.max_samples < opts.measure.min_samples) {
-    say(fmt::format("--max-samples {} lowers --min-samples from its default {} to {}",
-                    opts.measure.max_samples, opts.measure.min_samples, opts.measure.max_samples));
-    opts.measure.min_samples = opts.measure.max_samples;
+}
+
+/// --max-samples 5 alone asks for at most 5 samples: the default --min-samples follows it down.
+/// Returns the note that says so, or "".
+std::string lower_min_samples_to_max(common_options& opts, const given_options& raw) {
+  if (!raw.on_line("max-samples") || raw.on_line("min-samples") ||
+      opts.measure.min_samples != measure_options{}.min_samples || opts.measure.max_samples < 1 ||
+      opts.measure.max_samples >= opts.measure.min_samples)
+    return {};
+  auto note =
+      fmt::format("--max-samples {} lowers --min-samples from its default {} to {}",
+                  opts.measure.max_samples, opts.measure.min_samples, opts.measure.max_samples);
+  opts.measure.min_samples = opts.measure.max_samples;
+  return note;
+}
+
+/// The GPUs of `device_spec` ("all": every one, which needs a device; none with --cpu-only).
+void resolve_devices(common_options& opts, const std::string& device_spec) {
+  opts.devices.clear();
+  if (const auto listed = parse_device_list(device_spec, "--device")) {
+    if (!opts.cpu_only) opts.devices = *listed;
+  } else if (!opts.cpu_only) {
+    cuda::require_device();
+    for (int d = 0; d < cuda::device_count_or_zero(); ++d) opts.devices.push_back(d);
   }
+}
+
+} // namespace
+
+void finish_common_options(common_options& opts, const given_options& given,
+                           const std::string& device_spec) {
+  apply_output_choice(opts, given);
+  apply_given_measurement_options(opts, given);
+  std::vector<std::string> notes; // printed last, once every option is known to be valid
+  notes.push_back(lower_min_samples_to_max(opts, given));
   validate_options(opts);
   if (!opts.output_path.empty()) check_output_path(opts.output_path);
   check_resume(opts, false); // before --concurrent's own checks: it names the reason
   if (opts.concurrent && opts.cpu_only)
     throw usage_error("--concurrent runs GPUs at once; it does not apply to --cpu-only");
-
-  opts.devices.clear();
-  if (device_spec == "all") {
-    if (!opts.cpu_only) {
-      cuda::require_device();
-      for (int d = 0; d < cuda::device_count_or_zero(); ++d) opts.devices.push_back(d);
-    }
-  } else {
-    std::size_t pos = 0;
-    while (true) {
-      const auto comma = device_spec.find(',', pos);
-      const std::string item =
-          device_spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      int d = -1;
-      const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
-      if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
-        throw usage_error(
-            fmt::format("--device: '{}' is not a device index (0 to 1023) or 'all'", clip(item)));
-      opts.devices.push_back(d);
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
-    if (opts.cpu_only) opts.devices.clear();
-  }
+  resolve_devices(opts, device_spec);
 
   // Options that change nothing in this context: noted on stderr once everything is valid (an
   // error stays one line), and the run goes on.
-  if (raw.output_format_option->count() > 0 && raw.output_option->count() == 0)
-    say("--output-format has no effect without --output (it sets the format of the --output "
-        "file)");
-  for (const auto& n :
-       no_effect_notes(opts, [&](const option_spec& s) { return given_on_line(s.name); }))
-    say(n);
+  if (given.output_format_option->count() > 0 && given.output_option->count() == 0)
+    notes.emplace_back("--output-format has no effect without --output (it sets the format of "
+                       "the --output file)");
+  for (auto& n : no_effect_notes(opts, [&](const option_spec& s) { return given.on_line(s.name); }))
+    notes.push_back(std::move(n));
+  if (opts.verbosity == 0) return;
   for (const auto& n : notes)
-    std::fprintf(stderr, "gpubench: note: %s\n", printable_message(n).c_str());
+    if (!n.empty()) std::fprintf(stderr, "gpubench: note: %s\n", printable_message(n).c_str());
 }
 
 output_format output_file_format(const std::string& output_format_text,

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,13 +23,22 @@ struct cli_state {
   std::string no_device_hint;
 };
 
+/// What the command line gave for the common options of one subcommand, as CLI11 parsed it; read
+/// by finish_common_options() once the subcommand runs.
+struct given_options;
+
 /// Adds --device --format --output --warmup ... (design section 2) to `cmd`, bound to `opts`;
 /// `device_spec` receives the raw --device text ("0", "0,1" or "all").
-/// Only the options `offered` says do something in that subcommand are added.
-void add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec,
-                        const common_option_set& offered = {});
-/// Resolves --device, validates the measurement options and checks --output's folder.
-void finish_common_options(common_options& opts, const std::string& device_spec);
+/// Only the options `offered` says do something in that subcommand are added. The subcommand
+/// keeps what this returns and hands it to finish_common_options().
+[[nodiscard]] std::shared_ptr<given_options>
+add_common_options(CLI::App& cmd, common_options& opts, std::string& device_spec,
+                   const common_option_set& offered = {});
+/// Applies what `given` holds to `opts`: the output's format, the measurement options given on
+/// the command line (over a run file's), the devices of `device_spec`; validates them, checks
+/// --output's folder and notes the options that have no effect.
+void finish_common_options(common_options& opts, const given_options& given,
+                           const std::string& device_spec);
 /// Writes --output, then stdout, in their formats (output.hpp's deliver); returns the exit code.
 int emit_report(const run_report& report, const common_options& opts);
 /// The --output file's format: --output-format's text when given (usage_error if it is not a

@@ -41,6 +41,7 @@ void add_devices_command(CLI::App& app, cli_state& state) {
   struct devices_command {
     common_options opts;
     std::string device_spec;
+    std::shared_ptr<given_options> given;
     bool measure = false;
   };
   static devices_command cmd;
@@ -49,19 +50,19 @@ void add_devices_command(CLI::App& app, cli_state& state) {
       std::string("Examples:\n  gpubench devices\n  gpubench devices --measure --format json\n\n") +
       exit_codes_help);
   // Only --device, --format and --output: nothing here samples, draws inputs or runs on the CPU.
-  add_common_options(*sub, cmd.opts, cmd.device_spec,
-                     common_option_set{.measurement = false,
-                                       .inputs = false,
-                                       .cpu_threads = false,
-                                       .cpu_only = false,
-                                       .logging = false});
+  cmd.given = add_common_options(*sub, cmd.opts, cmd.device_spec,
+                                 common_option_set{.measurement = false,
+                                                   .inputs = false,
+                                                   .cpu_threads = false,
+                                                   .cpu_only = false,
+                                                   .logging = false});
   cmd.device_spec = "all";
   sub->get_option("--device")->default_str("all"); // the default used here, not the shared "0"
   sub->add_flag(
       "--measure", cmd.measure,
       "also measure D2D copy and pinned H2D/D2H bandwidth (the denominators of % of peak)");
   sub->callback([&state] {
-    finish_common_options(cmd.opts, cmd.device_spec);
+    finish_common_options(cmd.opts, *cmd.given, cmd.device_spec);
     for (const int d : cmd.opts.devices) cuda::require_device(d);
     run_context ctx(cmd.opts);
     run_report report;

@@ -20,6 +20,7 @@ struct rerun_args {
   bool dry_run = false;
   common_options opts;
   std::string device_spec = "0";
+  std::shared_ptr<given_options> given;
 };
 
 const char* const rerun_examples = R"(
@@ -49,7 +50,7 @@ void add_rerun_command(CLI::App& app, cli_state& state) {
   offered.inputs = false;
   offered.cpu_threads = false;
   offered.cpu_only = false;
-  add_common_options(*cmd, args->opts, args->device_spec, offered);
+  args->given = add_common_options(*cmd, args->opts, args->device_spec, offered);
   cmd->add_flag("--resume", args->opts.resume,
                 "continue the rerun that FILE.journal of --output FILE recorded: keep its points, "
                 "measure the rest (docs/reliability.md)");
@@ -62,9 +63,9 @@ void add_rerun_command(CLI::App& app, cli_state& state) {
     if (!args->dry_run) defer_interrupts();
     apply_recorded_options(source.meta.options, args->opts, args->device_spec);
     // A dry run never touches a GPU, so "all" is not resolved (it would need a device).
-    finish_common_options(args->opts, args->dry_run && args->device_spec == "all"
-                                          ? std::string("0")
-                                          : args->device_spec);
+    finish_common_options(args->opts, *args->given,
+                          args->dry_run && args->device_spec == "all" ? std::string("0")
+                                                                      : args->device_spec);
     const auto points = rerun_points(source, args->opts, all_benchmarks());
     check_fault_injection(points);
     if (args->dry_run) {

@@ -25,6 +25,7 @@ struct run_args {
   bool dry_run = false;
   common_options opts;
   std::string device_spec = "0";
+  std::shared_ptr<given_options> given;
 };
 
 const char* const run_examples = R"(
@@ -63,7 +64,7 @@ void add_run_command(CLI::App& app, cli_state& state) {
       cmd->add_option("FILE", args->path, "Run file (JSON), e.g. configs/ci-smoke.json");
   path_arg->type_name("PATH")->required();
   cmd->add_flag("--dry-run", args->dry_run, "List every point that would run, run nothing");
-  add_common_options(*cmd, args->opts, args->device_spec);
+  args->given = add_common_options(*cmd, args->opts, args->device_spec);
   cmd->footer(std::string(run_examples) + exit_codes_help);
 
   cmd->callback([cmd, args, &state] {
@@ -79,9 +80,9 @@ void add_run_command(CLI::App& app, cli_state& state) {
     };
     apply_run_file_options(file.options, args->opts, args->device_spec, given);
     // A dry run never touches a GPU, so "all" is not resolved (it would need a device).
-    finish_common_options(args->opts, args->dry_run && args->device_spec == "all"
-                                          ? std::string("0")
-                                          : args->device_spec);
+    finish_common_options(args->opts, *args->given,
+                          args->dry_run && args->device_spec == "all" ? std::string("0")
+                                                                      : args->device_spec);
     if (args->opts.verbosity > 0)
       for (const auto& note : file.notes)
         std::cerr << "gpubench: " << printable_message(args->path + ": " + note) << '\n';

@@ -136,3 +136,33 @@ TEST_CASE("messages quote at most about 80 characters of the text", "[sizes][num
     CHECK(std::string(e.what()).size() < 200);
   }
 }
+
+TEST_CASE("one percentage reader: with or without the sign, numbers by the rules of all numbers",
+          "[sizes]") {
+  CHECK(read_percent("2.5") == 2.5);
+  CHECK(read_percent("2.5%") == 2.5);
+  CHECK(read_percent(" 10% ") == 10.0);
+  CHECK(read_percent("1e-1%") == Approx(0.1));
+  CHECK(read_percent("-5%") == -5.0); // the caller bounds it
+  for (const char* bad : {"", "%", "five", "0x10", "inf", "nan%", "5%%", "5 %x"}) {
+    INFO(bad);
+    CHECK_FALSE(read_percent(bad));
+  }
+  // Where only text with its sign is a percentage (a run file's "1%"; 1 is a number there).
+  CHECK(read_percent("1%", true) == 1.0);
+  CHECK_FALSE(read_percent("1", true));
+}
+
+TEST_CASE("one device-list reader: all, or indices from 0 to 1023", "[sizes]") {
+  CHECK_FALSE(parse_device_list("all", "--device"));
+  CHECK(parse_device_list("0", "--device") == std::vector<int>{0});
+  CHECK(parse_device_list("3,0,1023", "--device") == std::vector<int>{3, 0, 1023});
+  CHECK_THROWS_WITH(parse_device_list("0,x", "--device"),
+                    "--device: 'x' is not a device index (0 to 1023) or 'all'");
+  CHECK_THROWS_WITH(parse_device_list("1024", "options.device"),
+                    Catch::StartsWith("options.device: '1024'"));
+  for (const char* bad : {"", ",", "0,", "-1", "0x1", "1.0", "ALL0"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_device_list(bad, "--device"), usage_error);
+  }
+}

@@ -281,7 +281,8 @@ std::string devices_text(const json& v, std::string_view path) {
   if (v.is_string()) {
     auto s = v.get<std::string>();
     if (s.empty()) fail_value(path, v, expected);
-    return s; // "all" or "0,1": resolved like --device
+    (void)parse_device_list(s, path); // "all" or "0,1", read as --device reads it
+    return s;
   }
   if (v.is_array() && !v.empty()) {
     std::string out;
@@ -345,15 +346,9 @@ json read_option_value(const option_spec& s, const json& v, std::string_view pat
     double pct = 0;
     if (v.is_number()) {
       pct = v.get<double>();
-    } else if (v.is_string()) {
-      auto text = v.get<std::string>();
-      if (text.empty() || text.back() != '%') fail_value(path, v, expected);
-      text.pop_back();
-      try {
-        pct = parse_number(text, path); // the rules of every other number
-      } catch (const usage_error&) {
-        fail_value(path, v, expected);
-      }
+    } else if (const auto text =
+                   v.is_string() ? read_percent(v.get<std::string>(), true) : std::nullopt) {
+      pct = *text; // the rules of every percentage gpubench reads
     } else {
       fail_value(path, v, expected);
     }

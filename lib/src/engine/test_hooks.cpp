@@ -6,6 +6,7 @@
 #include "gpubench/cuda/test_delay.hpp"
 #include "gpubench/engine/environment.hpp"
 #include "gpubench/engine/runner.hpp"
+#include "gpubench/input/sizes.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <system_error>
@@ -49,17 +51,18 @@ test_slowdown parse_test_slowdown(std::string_view text) {
   if (colon == std::string_view::npos || colon == 0) throw fail();
   test_slowdown t;
   t.measurement = std::string(text.substr(0, colon));
-  std::string number(text.substr(colon + 1));
-  double scale = 1;
-  if (!number.empty() && number.back() == '%') {
-    number.pop_back();
-    scale = 0.01;
+  const std::string_view number = text.substr(colon + 1);
+  // A fraction ("0.1"), or a percentage ("10%") read as every percentage is.
+  const std::optional<double> pct = read_percent(number, true);
+  if (pct) {
+    t.fraction = *pct / 100;
+  } else {
+    try {
+      t.fraction = parse_number(number, slowdown_variable);
+    } catch (const usage_error&) {
+      throw fail();
+    }
   }
-  std::istringstream in(number);
-  double x = 0;
-  in >> x;
-  if (number.empty() || !in || !in.eof() || !std::isfinite(x)) throw fail();
-  t.fraction = x * scale;
   if (!(t.fraction > 0 && t.fraction <= 10)) throw fail();
   return t;
 }

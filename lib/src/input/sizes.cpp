@@ -168,6 +168,38 @@ double parse_number(std::string_view text, std::string_view option) {
   return v;
 }
 
+std::optional<double> read_percent(std::string_view text, bool sign_required) {
+  std::string_view number = trim(text);
+  const bool sign = !number.empty() && number.back() == '%';
+  if (sign) number.remove_suffix(1);
+  if ((sign_required && !sign) || number.empty()) return std::nullopt;
+  try {
+    return parse_number(number, "percentage");
+  } catch (const usage_error&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<int>> parse_device_list(std::string_view text, std::string_view option) {
+  if (trim(text) == "all") return std::nullopt;
+  std::vector<int> out;
+  std::size_t pos = 0;
+  while (true) {
+    const auto comma = text.find(',', pos);
+    const std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    int d = -1;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+    if (ec != std::errc() || ptr != item.data() + item.size() || d < 0 || d > 1023)
+      throw usage_error(
+          fmt::format("{}: '{}' is not a device index (0 to 1023) or 'all'", option, clip(item)));
+    out.push_back(d);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
 float to_float32(double value, std::string_view option) {
   const auto shown = fmt::format("{}", value);
   if (std::fabs(value) > static_cast<double>(std::numeric_limits<float>::max()))

@@ -258,15 +258,8 @@ std::vector<double> logs_of(std::span<const double> v) {
 } // namespace
 
 double parse_percentage(std::string_view text, std::string_view option) {
-  std::string s(text);
-  if (!s.empty() && s.back() == '%') s.pop_back();
-  double pct = -1;
-  try {
-    pct = parse_number(s, option); // the rules of every number gpubench reads
-  } catch (const usage_error&) {
-    pct = -1;
-  }
-  if (s.empty() || !std::isfinite(pct) || pct < 0) {
+  const double pct = read_percent(text).value_or(-1); // the rules of every percentage
+  if (pct < 0) {
     throw usage_error(
         fmt::format("{}: '{}' is not a percentage; expected e.g. 5% or 2.5", option, clip(text)));
   }

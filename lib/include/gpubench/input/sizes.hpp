@@ -2,6 +2,7 @@
 // Sizes as people write them: 10000000, 10M (10^6), 1Mi (2^20), 2^28; lists 1M,10M; ranges
 // 1M:1G:x4 (geometric) and 0:1000:100 (arithmetic), both inclusive of the end when it is hit.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,16 @@ std::vector<double> parse_number_list(std::string_view text, std::string_view op
 std::vector<std::string> parse_word_list(std::string_view text, std::string_view option,
                                          const std::vector<std::string>& allowed,
                                          const std::vector<std::string>& all = {});
+
+/// A percentage as every option, run file and variable gives one: a number by parse_number's
+/// rules, with or without a trailing '%' ("2.5", "2.5%"; `sign_required`: only "2.5%"). Returns
+/// the number of percent, or nullopt when `text` is not one: the caller says what it expected.
+std::optional<double> read_percent(std::string_view text, bool sign_required = false);
+
+/// A device list as --device and a run file's "device" give it: "all", or device indices from 0
+/// to 1023 separated by commas. Returns the indices, or nullopt for "all". Throws usage_error
+/// naming `option` and the item that is not an index.
+std::optional<std::vector<int>> parse_device_list(std::string_view text, std::string_view option);
 
 /// Formats a size compactly: 10000000 -> "10M", 268435456 -> "2^28", 1536 -> "1536".
 std::string format_size(std::uint64_t n);
