@@ -3,13 +3,13 @@
 #include "commands.hpp"
 #include "html_page.hpp"
 
-#include "gpubench/results/multi_gpu_report.hpp"
+#include "gpubench/report/multi_gpu_report.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/gate/compare.hpp"
 #include "gpubench/input/untrusted_file.hpp"
-#include "gpubench/results/compare.hpp"
+#include "gpubench/report/text_table.hpp"
 #include "gpubench/results/output.hpp"
-#include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -149,6 +149,120 @@ Examples:
 
 } // namespace
 
+namespace {
+
+/// The two sides' files: BASE NEW, or --base FILE... --new FILE....
+std::pair<std::vector<std::string>, std::vector<std::string>> sides_of(const compare_args& a) {
+  std::vector<std::string> base_paths = a.base_paths;
+  std::vector<std::string> new_paths = a.new_paths;
+  if (!a.positional.empty()) {
+    if (!base_paths.empty() || !new_paths.empty())
+      throw usage_error("give BASE NEW or --base FILE... --new FILE..., not both");
+    if (a.positional.size() != 2)
+      throw usage_error("compare needs BASE NEW (or --base FILE... --new FILE...)");
+    base_paths = {a.positional[0]};
+    new_paths = {a.positional[1]};
+  }
+  if (base_paths.empty() || new_paths.empty())
+    throw usage_error("compare needs a baseline and a candidate: BASE NEW, or --base FILE... "
+                      "--new FILE...");
+  return {base_paths, new_paths};
+}
+
+/// The judging options: thresholds, margins, --alpha, --clock and the gated classes.
+compare_options options_of(compare_args& a) {
+  compare_options opts;
+  opts.threshold = parse_percentage(a.threshold, "--threshold");
+  opts.alpha = a.alpha;
+  if (!a.same_margin.empty()) opts.same_margin = parse_percentage(a.same_margin, "--same-margin");
+  opts.run_noise = parse_percentage(a.run_noise, "--run-noise");
+  opts.min_compared = parse_percentage(a.min_compared, "--min-compared");
+  if (opts.min_compared > 1)
+    throw usage_error(fmt::format("--min-compared: '{}' is more than 100%", a.min_compared));
+  opts.allow_device_mismatch = a.allow_device_mismatch;
+  opts.force = a.force;
+  std::string clock = a.clock; // any case matches; the message echoes what was typed
+  for (char& c : clock) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!clock.empty() && clock != "gpu" && clock != "host")
+    throw usage_error(fmt::format("--clock: '{}' is not gpu or host", clip(a.clock)));
+  opts.clock = clock;
+  a.clock = clock; // set_gates reads it
+  set_gates(opts, a);
+  return opts;
+}
+
+/// Before anything is read: --junit is a file, no run is given twice on a side, and no output
+/// would replace an input or the other output.
+void check_files(const compare_args& a, const std::vector<std::string>& base_paths,
+                 const std::vector<std::string>& new_paths) {
+  // --junit "" (an unset variable) is refused as --output "" is; "-" is not stdout here.
+  if (a.junit_option->count() > 0) {
+    if (a.junit_path == "-")
+      throw usage_error("--junit: '-' is not a file; the JUnit report goes to a file (stdout "
+                        "has the comparison)");
+    check_output_path(a.junit_path, "--junit");
+  }
+  if (base_paths.size() > 1) refuse_repeated_files(base_paths, "--base");
+  if (new_paths.size() > 1) refuse_repeated_files(new_paths, "--new");
+  std::vector<named_input> inputs;
+  inputs.reserve(base_paths.size() + new_paths.size());
+  for (const auto& p : base_paths) inputs.push_back({"BASE result file", p});
+  for (const auto& p : new_paths) inputs.push_back({"NEW result file", p});
+  check_output_is_not_an_input(a.output.output_path, "--output", inputs);
+  check_output_is_not_an_input(a.junit_path, "--junit", inputs);
+  if (!a.junit_path.empty() && !a.output.output_path.empty() && a.output.output_path != "-" &&
+      same_file(a.junit_path, a.output.output_path))
+    throw usage_error(fmt::format("--junit {}: is the same file as --output {}; give them "
+                                  "different files",
+                                  clip(a.junit_path, 200), clip(a.output.output_path, 200)));
+}
+
+std::vector<result_file> load_side(const std::vector<std::string>& paths) {
+  std::vector<result_file> side;
+  side.reserve(paths.size());
+  for (const auto& p : paths) side.push_back(load_result_file(p));
+  return side;
+}
+
+/// The JUnit report, then --output (the page with html), then stdout: a closed pipe must not cost
+/// the files.
+void deliver_comparison(const compare_args& a, const comparison& c,
+                        const std::optional<html_plan>& html, const output_formats& formats,
+                        const std::vector<std::string>& base_paths,
+                        const std::vector<std::string>& new_paths) {
+  if (!a.junit_path.empty()) {
+    std::ostringstream xml;
+    write_junit(xml, c);
+    write_file_atomically(a.junit_path, xml.str(), "--junit");
+  }
+  const auto render = [&c](output_format f) {
+    std::ostringstream text;
+    write_comparison(text, c, f);
+    return text.str();
+  };
+  if (!html) {
+    deliver(
+        a.output.output_path, [&] { return render(formats.file); },
+        [&] { return render(formats.out); });
+    return;
+  }
+  html_job job;
+  job.kind = "compare";
+  job.base = base_paths;
+  job.fresh = new_paths;
+  {
+    const output_width_scope page_width(120); // a page, not this terminal
+    job.terminal = render(output_format::table);
+  }
+  job.comparison_json = render(output_format::json);
+  const std::string page = render_html_page(job);
+  deliver(
+      html->path, [&] { return page; },
+      [&] { return html->text_to_stdout ? render(formats.out) : std::string(); });
+}
+
+} // namespace
+
 void add_compare_command(CLI::App& app, cli_state& state) {
   auto args = std::make_shared<compare_args>();
   CLI::App* cmd =
@@ -213,107 +327,24 @@ void add_compare_command(CLI::App& app, cli_state& state) {
   cmd->footer(std::string(compare_help) + exit_codes_help);
 
   cmd->callback([args, &state] {
+    // In this order, each error said before the next is looked for: formats, --alpha, the sides,
+    // the other options, the files.
     const auto html = html_output(args->output);
     const output_formats formats =
         resolve_output_options(html ? html->rest : args->output, "table, md, json, csv or html");
-    if (!(args->alpha > 0 && args->alpha < 1)) {
+    if (!(args->alpha > 0 && args->alpha < 1))
       throw usage_error(fmt::format("--alpha: {} is not a probability in (0, 1)", args->alpha));
-    }
-    std::vector<std::string> base_paths = args->base_paths;
-    std::vector<std::string> new_paths = args->new_paths;
-    if (!args->positional.empty()) {
-      if (!base_paths.empty() || !new_paths.empty())
-        throw usage_error("give BASE NEW or --base FILE... --new FILE..., not both");
-      if (args->positional.size() != 2)
-        throw usage_error("compare needs BASE NEW (or --base FILE... --new FILE...)");
-      base_paths = {args->positional[0]};
-      new_paths = {args->positional[1]};
-    }
-    if (base_paths.empty() || new_paths.empty())
-      throw usage_error("compare needs a baseline and a candidate: BASE NEW, or --base FILE... "
-                        "--new FILE...");
-    compare_options opts;
-    opts.threshold = parse_percentage(args->threshold, "--threshold");
-    opts.alpha = args->alpha;
-    if (!args->same_margin.empty())
-      opts.same_margin = parse_percentage(args->same_margin, "--same-margin");
-    opts.run_noise = parse_percentage(args->run_noise, "--run-noise");
-    opts.min_compared = parse_percentage(args->min_compared, "--min-compared");
-    if (opts.min_compared > 1)
-      throw usage_error(fmt::format("--min-compared: '{}' is more than 100%", args->min_compared));
-    opts.allow_device_mismatch = args->allow_device_mismatch;
-    opts.force = args->force;
-    std::string clock = args->clock; // any case matches; the message echoes what was typed
-    for (char& c : clock) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!clock.empty() && clock != "gpu" && clock != "host")
-      throw usage_error(fmt::format("--clock: '{}' is not gpu or host", clip(args->clock)));
-    opts.clock = clock;
-    args->clock = clock; // set_gates reads it
-    set_gates(opts, *args);
-    // --junit "" (an unset variable) is refused as --output "" is; "-" is not stdout here.
-    if (args->junit_option->count() > 0) {
-      if (args->junit_path == "-")
-        throw usage_error("--junit: '-' is not a file; the JUnit report goes to a file (stdout "
-                          "has the comparison)");
-      check_output_path(args->junit_path, "--junit");
-    }
-    // Nothing is read yet: refuse a repeated run, and an output that would replace an input.
-    if (base_paths.size() > 1) refuse_repeated_files(base_paths, "--base");
-    if (new_paths.size() > 1) refuse_repeated_files(new_paths, "--new");
-    std::vector<named_input> inputs;
-    inputs.reserve(base_paths.size() + new_paths.size());
-    for (const auto& p : base_paths) inputs.push_back({"BASE result file", p});
-    for (const auto& p : new_paths) inputs.push_back({"NEW result file", p});
-    check_output_is_not_an_input(args->output.output_path, "--output", inputs);
-    check_output_is_not_an_input(args->junit_path, "--junit", inputs);
-    if (!args->junit_path.empty() && !args->output.output_path.empty() &&
-        args->output.output_path != "-" && same_file(args->junit_path, args->output.output_path))
-      throw usage_error(fmt::format("--junit {}: is the same file as --output {}; give them "
-                                    "different files",
-                                    clip(args->junit_path, 200),
-                                    clip(args->output.output_path, 200)));
-
-    std::vector<result_file> base;
-    std::vector<result_file> candidate;
-    base.reserve(base_paths.size());
-    candidate.reserve(new_paths.size());
-    for (const auto& p : base_paths) base.push_back(load_result_file(p));
-    for (const auto& p : new_paths) candidate.push_back(load_result_file(p));
+    const auto [base_paths, new_paths] = sides_of(*args);
+    const compare_options opts = options_of(*args);
+    check_files(*args, base_paths, new_paths); // nothing is read yet
+    const std::vector<result_file> base = load_side(base_paths);
+    const std::vector<result_file> candidate = load_side(new_paths);
     // Multi-GPU: a 4-rank job is not a regression of an 8-rank one.
     if (const auto why = job_shape_mismatch(base.front().report, candidate.front().report);
         why && !args->force)
       throw usage_error(*why);
     const comparison c = compare_runs(base, candidate, opts);
-    // Files first (the JUnit report, then --output), stdout last: a closed pipe must not cost them.
-    if (!args->junit_path.empty()) {
-      std::ostringstream xml;
-      write_junit(xml, c);
-      write_file_atomically(args->junit_path, xml.str(), "--junit");
-    }
-    const auto render = [&c](output_format f) {
-      std::ostringstream text;
-      write_comparison(text, c, f);
-      return text.str();
-    };
-    if (html) {
-      html_job job;
-      job.kind = "compare";
-      job.base = base_paths;
-      job.fresh = new_paths;
-      {
-        const output_width_scope page_width(120); // a page, not this terminal
-        job.terminal = render(output_format::table);
-      }
-      job.comparison_json = render(output_format::json);
-      std::string page = render_html_page(job);
-      deliver(
-          html->path, [&] { return page; },
-          [&] { return html->text_to_stdout ? render(formats.out) : std::string(); });
-    } else {
-      deliver(
-          args->output.output_path, [&] { return render(formats.file); },
-          [&] { return render(formats.out); });
-    }
+    deliver_comparison(*args, c, html, formats, base_paths, new_paths);
     state.exit_code = exit_code_for(c);
     if (state.exit_code == exit_code::usage) {
       std::cerr << fmt::format("gpubench compare: only {} of {} BASE measurements compared "

@@ -5,8 +5,8 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/context.hpp"
 #include "gpubench/engine/env.hpp"
+#include "gpubench/report/report.hpp"
 #include "gpubench/results/output.hpp"
-#include "gpubench/results/report.hpp"
 
 #include <fmt/format.h>
 

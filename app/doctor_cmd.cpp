@@ -5,7 +5,7 @@
 #include "commands.hpp"
 #include "gpubench/augment/augment_opencv.hpp"
 #include "gpubench/gemm/gemm_cpu.hpp"
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include "gpubench/core/errors.hpp"

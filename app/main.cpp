@@ -4,9 +4,9 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/environment.hpp"
+#include "gpubench/report/report.hpp"
+#include "gpubench/report/text_table.hpp"
 #include "gpubench/results/output.hpp"
-#include "gpubench/results/report.hpp"
-#include "gpubench/results/text_table.hpp"
 #include "gpubench/scale/mpi_run.hpp"
 
 #include <algorithm>

@@ -4,11 +4,11 @@
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/engine/benchmark.hpp"
+#include "gpubench/gate/compare.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 #include "gpubench/registry/registry.hpp"
-#include "gpubench/results/compare.hpp"
+#include "gpubench/report/text_table.hpp"
 #include "gpubench/results/output.hpp"
-#include "gpubench/results/text_table.hpp"
 
 #include <fmt/format.h>
 

@@ -6,9 +6,9 @@
 #include "expand.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/gate/compare.hpp"
 #include "gpubench/input/untrusted_file.hpp"
-#include "gpubench/results/compare.hpp"
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 // Specification of compare (docs/compare.md): the rank test, the verdicts, matching and the gate.
 #include "gpubench/core/errors.hpp"
-#include "gpubench/results/compare.hpp"
+#include "gpubench/gate/compare.hpp"
 
 #include <catch2/catch.hpp>
 

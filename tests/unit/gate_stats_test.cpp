@@ -1,8 +1,8 @@
 // Specification of the gate's statistics (gate_stats.hpp, docs/compare.md): the exact law of U,
 // the interval ranks, the Hodges-Lehmann interval's coverage and the verdicts' error rates and
 // power on known distributions.
-#include "gpubench/results/compare.hpp"
-#include "gpubench/results/gate_stats.hpp"
+#include "gpubench/gate/compare.hpp"
+#include "gpubench/gate/gate_stats.hpp"
 
 #include <catch2/catch.hpp>
 

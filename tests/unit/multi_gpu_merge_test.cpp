@@ -1,6 +1,6 @@
 // Aggregates of a multi-GPU run (docs/multi-gpu.md): sums, spreads, straggler ratio, start skew,
 // per-node sums, shared GPUs, and the merged report's round trip through JSON.
-#include "gpubench/results/multi_gpu_report.hpp"
+#include "gpubench/report/multi_gpu_report.hpp"
 #include "gpubench/scale/multi_gpu_merge.hpp"
 
 #include "common.hpp"

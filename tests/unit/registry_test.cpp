@@ -11,7 +11,7 @@
 #include "gpubench/engine/point.hpp"
 #include "gpubench/engine/run_file.hpp"
 #include "gpubench/engine/runner.hpp"
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // What the GPU was doing, as tables and result files show it: the stop column and its legend,
 // the telemetry line and its '*' marker, the host-bound '^', energy lines, CPU reference
 // descriptions, and the JSON round trip of every new field (older files without them still read).
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 #include "gpubench/results/result.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 

@@ -1,5 +1,5 @@
 #include "gpubench/core/errors.hpp"
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // The shared cell writers: tables that fit, CSV that a spreadsheet cannot
 // run, parameters without float noise.
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -19,8 +19,8 @@
 #include "gpubench/engine/point.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
-#include "gpubench/results/report.hpp"
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/report.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

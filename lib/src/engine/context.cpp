@@ -1,5 +1,5 @@
 #include "gpubench/engine/context.hpp"
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"

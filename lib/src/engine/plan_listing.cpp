@@ -1,7 +1,7 @@
 #include "gpubench/engine/plan_listing.hpp"
 
 #include "gpubench/engine/point.hpp"
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <fmt/format.h>
 

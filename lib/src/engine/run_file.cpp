@@ -6,7 +6,7 @@
 #include "gpubench/engine/plan_listing.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <fmt/format.h>
 

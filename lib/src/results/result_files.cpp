@@ -1,6 +1,6 @@
 // Saved results in: a report file loaded (bounded and validated), kept with its raw JSON for
 // compare, and several reports merged into one for `report FILE...`.
-#include "gpubench/results/compare.hpp"
+#include "gpubench/results/result_files.hpp"
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/input/untrusted_file.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // Options every measuring subcommand shares (design section 2). Filled by the CLI or a run file.
 #include "gpubench/engine/measure.hpp"
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // --dry-run's listing, the same for every measuring subcommand and for run files: each point that
 // would run, with the device memory it needs, and nothing touches a GPU.
 #include "gpubench/engine/runner.hpp"
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 
 #include <iosfwd>
 #include <string_view>

@@ -4,7 +4,7 @@
 #include "gpubench/engine/benchmark.hpp"
 #include "gpubench/engine/options.hpp"
 #include "gpubench/engine/runner.hpp"
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 
 #include <nlohmann/json.hpp>
 

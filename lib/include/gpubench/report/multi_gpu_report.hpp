@@ -1,7 +1,7 @@
 #pragma once
 // Multi-GPU (docs/multi-gpu.md): how report, compare and the writers show a merged
 // report: the rank beside each result, the rank records and one row per aggregate.
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 #include "gpubench/results/result.hpp"
 
 #include <iosfwd>

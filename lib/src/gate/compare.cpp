@@ -1,13 +1,13 @@
 // compare: results matched by benchmark, identity parameters and device across the runs of each
 // side; each measurement judged by the interval of its shift (gate_stats.hpp) against the
 // threshold. Loading the files is in result_files.cpp, the output writers in compare_output.cpp.
-#include "gpubench/results/compare.hpp"
-#include "gpubench/results/multi_gpu_report.hpp"
+#include "gpubench/gate/compare.hpp"
+#include "gpubench/report/multi_gpu_report.hpp"
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/input/sizes.hpp"
 #include "gpubench/input/untrusted_file.hpp"
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

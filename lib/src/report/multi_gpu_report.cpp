@@ -1,6 +1,6 @@
-#include "gpubench/results/multi_gpu_report.hpp"
+#include "gpubench/report/multi_gpu_report.hpp"
 
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,11 @@
 #pragma once
-// Saved results: loading, merging (report FILE...) and comparing runs (compare BASE NEW, or K
-// files a side), the regression gate of docs/compare.md. The statistics are in gate_stats.hpp;
-// compare_runs returns rows and write_comparison renders them, so the output can move alone.
-#include "gpubench/results/gate_stats.hpp"
-#include "gpubench/results/report.hpp"
+// Comparing runs (compare BASE NEW, or K files a side): the regression gate of docs/compare.md.
+// The statistics are in gate_stats.hpp; compare_runs returns rows and write_comparison renders
+// them, so the output can move alone. Result files are read by results/result_files.hpp.
+#include "gpubench/gate/gate_stats.hpp"
+#include "gpubench/report/report.hpp"
 #include "gpubench/results/result.hpp"
+#include "gpubench/results/result_files.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,25 +18,6 @@
 #include <vector>
 
 namespace gpubench {
-
-/// Reads a saved JSON report; errors (unreadable, not JSON, not gpubench/1) are usage_errors
-/// prefixed with the path.
-run_report load_report(const std::string& path);
-
-/// A result file as compare reads it: the model plus the raw JSON, for the fields other
-/// engineers' features add (telemetry, repeat tags) that the model need not know.
-struct result_file {
-  std::string path;
-  run_report report;
-  nlohmann::json raw;
-};
-result_file load_result_file(const std::string& path);
-/// A report already in memory (tests, compare_reports): raw is its JSON.
-result_file as_result_file(const run_report& r, std::string label);
-
-/// Combines several reports into one: results in order, devices renumbered where two files use
-/// the same id for different GPUs, meta of the first file (incomplete if any input is).
-run_report merge_reports(std::span<const run_report> reports);
 
 std::string_view to_string(verdict v) noexcept;
 

@@ -1,7 +1,7 @@
-#include "gpubench/results/report.hpp"
+#include "gpubench/report/report.hpp"
 
-#include "gpubench/results/multi_gpu_report.hpp"
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/multi_gpu_report.hpp"
+#include "gpubench/report/text_table.hpp"
 #include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 

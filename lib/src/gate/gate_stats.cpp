@@ -1,5 +1,5 @@
 // Hodges-Lehmann shift, its Mann-Whitney confidence interval and the interval's verdict.
-#include "gpubench/results/gate_stats.hpp"
+#include "gpubench/gate/gate_stats.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 // compare's output: the environments side by side, one row per measurement (table, md, csv,
 // json) and JUnit XML. Only renders what compare_runs decided (compare.cpp).
-#include "gpubench/results/compare.hpp"
+#include "gpubench/gate/compare.hpp"
 
-#include "gpubench/results/text_table.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <fmt/format.h>
 
