@@ -255,7 +255,7 @@ void deliver_comparison(const compare_args& a, const comparison& c,
     job.terminal = render(output_format::table);
   }
   job.comparison_json = render(output_format::json);
-  const std::string page = render_html_page(job);
+  std::string page = render_html_page(job);
   deliver(
       html->path, [&] { return page; },
       [&] { return html->text_to_stdout ? render(formats.out) : std::string(); });
