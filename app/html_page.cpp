@@ -198,7 +198,10 @@ std::string render_html_page(const html_job& job) {
     write_text(tmp.path() / "comparison.json", job.comparison_json);
     args.insert(args.end(), {"--comparison", (tmp.path() / "comparison.json").string()});
   }
-  if (job.kind == "history") args.insert(args.end(), {"--gpubench", executable_path().string()});
+  if (!job.history_json.empty()) {
+    write_text(tmp.path() / "history.json", job.history_json);
+    args.insert(args.end(), {"--history", (tmp.path() / "history.json").string()});
+  }
   if (!job.base.empty()) {
     args.emplace_back("--base");
     args.insert(args.end(), job.base.begin(), job.base.end());

@@ -30,6 +30,7 @@ struct html_job {
   std::vector<std::string> fresh; ///< compare: NEW
   std::string terminal;           ///< the terminal rendering, shown at the end of the page
   std::string comparison_json;    ///< compare: the comparison as --format json writes it
+  std::string history_json;       ///< history: its groups and comparisons (history_comparisons)
 };
 
 /// The page's HTML. usage_error (exit 2, nothing written) when the module or an interpreter is

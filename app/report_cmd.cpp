@@ -66,8 +66,12 @@ void add_report_command(CLI::App& app, cli_state& state) {
     std::vector<named_input> inputs;
     for (const auto& p : args->paths) inputs.push_back({"result file", p});
     check_output_is_not_an_input(args->output.output_path, "--output", inputs);
+    std::vector<result_file> files;
     std::vector<run_report> reports;
-    for (const auto& p : args->paths) reports.push_back(load_report(p));
+    for (const auto& p : args->paths) {
+      files.push_back(load_result_file(p));
+      reports.push_back(files.back().report);
+    }
     const run_report merged = merge_reports(reports);
     const auto render = [&merged](output_format f) {
       std::ostringstream text;
@@ -79,6 +83,7 @@ void add_report_command(CLI::App& app, cli_state& state) {
       html_job job;
       job.kind = args->paths.size() == 1 ? "run" : "history";
       job.files = args->paths;
+      if (job.kind == "history") job.history_json = history_comparisons(files).dump();
       {
         const output_width_scope page_width(120); // a page, not this terminal
         if (args->paths.size() == 1) job.terminal = render(output_format::table);

@@ -4,13 +4,13 @@ Run by `gpubench report FILE... --format html` and `gpubench compare ... --forma
 executable has already read every file and refused a bad one; it writes the page atomically):
 
   python3 -m gpubench.html_report --kind run     --out PAGE [--terminal TXT] FILE
-  python3 -m gpubench.html_report --kind history --out PAGE --gpubench EXE FILE...
+  python3 -m gpubench.html_report --kind history --out PAGE --history PLAN.json FILE...
   python3 -m gpubench.html_report --kind compare --out PAGE --comparison CMP.json
                                   [--terminal TXT] --base FILE... --new FILE...
 
 The charts are gpubench.charts' (the PNGs of scripts/plot.py are the same figures), inlined as
-SVG: the page makes no network request. A history compares consecutive runs of one group with
-`gpubench compare --format json`, so its marks follow compare's rule exactly.
+SVG: the page makes no network request. A history's groups, their order and the comparison of
+each pair of consecutive runs come from the executable (PLAN.json), so its marks are compare's.
 Exit status: 0 written; 2 matplotlib missing or a file that is not a result (message on stderr).
 """
 import argparse
@@ -18,7 +18,6 @@ import html
 import io
 import json
 import re
-import subprocess
 import sys
 
 from gpubench import charts
@@ -407,33 +406,22 @@ def run_label(doc, index):
     return f"{index + 1}: {git} {date}".strip()
 
 
-def compare_pair(exe, base, new):
-    """compare's JSON for two files (compare's rule; --force: a driver update between commits is
-    noted, not refused). None with the reason when compare gives none."""
-    base, new = (p if not p.startswith("-") else "./" + p for p in (base, new))
-    proc = subprocess.run([exe, "compare", base, new, "--format", "json", "--force",
-                           "--min-compared", "0%"], capture_output=True, text=True, check=False)
-    if proc.returncode not in (0, 1) or not proc.stdout.strip():
-        return None, proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "no output"
-    return json.loads(proc.stdout), None
-
-
-def history_page(files, exe):
+def history_page(files, plan):
+    """The runs of `files` in the groups and order `plan` gives (gpubench's history_comparisons:
+    one group per schema, GPUs and benchmarks; runs by start time), with compare's verdict on each
+    pair of consecutive runs as gpubench computed it."""
     page = Page(f"gpubench history: {len(files)} result files")
-    groups = {}
-    for index, (path, doc) in enumerate(files):
-        groups.setdefault(group_key(doc), []).append((index, path, doc))
+    groups = plan.get("groups", [])
     if len(groups) > 1:
         note(page, f"The files are of {len(groups)} configurations (schema, GPU, benchmarks): "
              "each is a group of its own below, never averaged with another.")
     changes = []
-    for gi, (key, members) in enumerate(groups.items()):
-        schema, gpus, benches = key
+    for gi, group in enumerate(groups):
+        members = [(index, files[index][0], files[index][1]) for index in group["files"]]
+        schema, gpus, benches = group_key(members[0][2])
         page.add(f"<h2>Group {gi + 1}: {esc(', '.join(gpus))}; {esc(', '.join(benches))} "
                  f"({esc(schema)}, {len(members)} files)</h2>")
-        if all(m[2].get("meta", {}).get("started_at") for m in members):
-            members.sort(key=lambda m: (m[2]["meta"]["started_at"], m[0]))
-        else:
+        if not group.get("dated", False):
             missing = [m[1] for m in members if not m[2].get("meta", {}).get("started_at")]
             note(page, "No date in the meta of " + ", ".join(missing[:5])
                  + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
@@ -446,10 +434,9 @@ def history_page(files, exe):
         labels = [run_label(m[2], i) for i, m in enumerate(members)]
         # Consecutive runs judged by compare: key -> run index -> verdict.
         marks = {}
-        for i in range(1, len(members)):
-            cmp, why = compare_pair(exe, members[i - 1][1], members[i][1])
-            if cmp is None:
-                note(page, f"{labels[i - 1]} -> {labels[i]}: not compared ({why})")
+        for i, cmp in enumerate(group.get("comparisons", []), 1):
+            if "error" in cmp:
+                note(page, f"{labels[i - 1]} -> {labels[i]}: not compared ({cmp['error']})")
                 continue
             for row in cmp.get("rows", []):
                 key2 = (row["benchmark"], json.dumps(row.get("params", {}), sort_keys=True),
@@ -526,7 +513,7 @@ def main(argv=None):
     parser.add_argument("--kind", choices=("run", "history", "compare"), required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--terminal", help="the terminal rendering to include")
-    parser.add_argument("--gpubench", help="the gpubench executable (history)")
+    parser.add_argument("--history", help="the history's groups and comparisons (history)")
     parser.add_argument("--comparison", help="compare's JSON (compare)")
     parser.add_argument("--base", nargs="*", default=[])
     parser.add_argument("--new", nargs="*", default=[])
@@ -552,8 +539,9 @@ def main(argv=None):
         elif args.kind == "run" and len(args.files) == 1:
             page = run_page(args.files[0], charts.read_document(args.files[0]), terminal)
         else:
-            page = history_page([(p, charts.read_document(p)) for p in args.files],
-                                args.gpubench)
+            with open(args.history, encoding="utf-8") as f:
+                plan = json.load(f)
+            page = history_page([(p, charts.read_document(p)) for p in args.files], plan)
     except charts.NotAResult as e:
         print(f"gpubench: {e}", file=sys.stderr)
         return 2

@@ -197,6 +197,14 @@ nlohmann::json to_json(const comparison& c);
 /// table and md render the environments, then rows with base, new, change, interval and
 /// verdict; json is to_json; csv is one row per measurement.
 void write_comparison(std::ostream& os, const comparison& c, output_format format);
+/// A history of runs for its page (report FILE... --format html): the files in groups that may
+/// be compared (one schema, one set of GPU names, one set of benchmarks, in the order first met),
+/// each group's files in the order of their start time (the order given when a file has none),
+/// and compare's JSON for each pair of consecutive runs of a group, judged with --force and no
+/// coverage limit. {"groups": [{"files": [index...], "dated": bool, "comparisons":
+/// [comparison JSON or {"error": reason}, ...]}]}; indices into `files`.
+nlohmann::json history_comparisons(std::span<const result_file> files);
+
 /// JUnit XML: a test case per row (regressions fail, inconclusive are skipped) and one for the
 /// coverage of BASE.
 void write_junit(std::ostream& os, const comparison& c);
