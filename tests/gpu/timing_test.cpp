@@ -7,6 +7,7 @@
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
+#include "gpubench/engine/energy_sampler.hpp"
 #include "gpubench/engine/measure.hpp"
 #include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/telemetry/energy.hpp"

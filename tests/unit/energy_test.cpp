@@ -1,6 +1,7 @@
 // Energy per operation: window sizing, the interval, the power integral and its cross-check.
 #include "gpubench/telemetry/energy.hpp"
 
+#include "gpubench/engine/energy_sampler.hpp"
 #include "gpubench/engine/sampler_frame.hpp"
 
 #include <catch2/catch.hpp>

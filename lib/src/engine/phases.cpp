@@ -4,6 +4,7 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
+#include "gpubench/engine/energy_sampler.hpp"
 #include "gpubench/engine/sampler_frame.hpp"
 #include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"

@@ -54,8 +54,8 @@ json history_comparisons(std::span<const result_file> files) {
   std::vector<std::pair<json, std::vector<std::size_t>>> groups;
   for (std::size_t i = 0; i < files.size(); ++i) {
     json key = group_key(files[i].raw);
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const auto& g) { return g.first == key; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) {
       groups.emplace_back(std::move(key), std::vector<std::size_t>{});
       it = std::prev(groups.end());

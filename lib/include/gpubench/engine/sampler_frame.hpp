@@ -2,12 +2,11 @@
 // The steps every GPU sampler shares, composed in one place: the L2 flush before each sample, the
 // blocking kernel that holds the stream while a sample is enqueued, the untimed pre-run that loads
 // the body's kernels (lazy module loading), the --concurrent start gate and the telemetry scope.
-// The samplers (events, batch and timestamps in measure.cpp, energy in energy.cpp) are strategies
-// over a sampler_frame: each says which steps it takes (sampler_steps) and what one sample is;
-// the order of the steps is the frame's (architecture.md, "The samplers").
+// The samplers (events, batch and timestamps in measure.cpp, energy in energy_sampler.cpp) are
+// strategies over a sampler_frame: each says which steps it takes (sampler_steps) and what one
+// sample is; the order of the steps is the frame's (architecture.md, "The samplers").
 #include "gpubench/engine/measure.hpp"
 #include "gpubench/engine/throttled.hpp"
-#include "gpubench/telemetry/energy.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include <cuda_runtime_api.h>
@@ -81,16 +80,16 @@ inline sampler_steps back_to_back_steps() {
 /// through enqueue(), then finish(). A frame whose strategy measured nothing still passes the
 /// gate in finish(), so every GPU thread of --concurrent arrives at the same gates in the same
 /// order.
-class sampler_frame final : public energy_frame {
+class sampler_frame final {
 public:
   sampler_frame(frame_device& dev, cudaStream_t stream, l2_flush_mode flush, sampler_steps steps);
   sampler_frame(const sampler_frame&) = delete;
   sampler_frame& operator=(const sampler_frame&) = delete;
   sampler_frame(sampler_frame&&) = delete;
   sampler_frame& operator=(sampler_frame&&) = delete;
-  ~sampler_frame() override;
+  ~sampler_frame();
 
-  [[nodiscard]] cudaStream_t stream() const noexcept override { return stream_; }
+  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
   /// The flush each sample gets (none without the flush step).
   [[nodiscard]] l2_flush_mode flush_mode() const noexcept { return flush_; }
   [[nodiscard]] bool cold() const noexcept { return flush_ != l2_flush_mode::none; }
@@ -102,14 +101,14 @@ public:
   /// The untimed pre-run: the flush, `body`, then the host waits for the stream. Kernels load at
   /// their first launch, and a load can wait for an idle GPU: behind the blocking kernel it would
   /// stall until the blocker's timeout, so every kernel the samples launch is launched here first.
-  void preload(const std::function<void(cudaStream_t)>& body) override;
+  void preload(const std::function<void(cudaStream_t)>& body);
   /// One sample's enqueue: `enqueue` puts the work on the stream, behind the blocking kernel while
   /// holding (released once the work is enqueued, or when `enqueue` throws); then the host waits
   /// for the stream. False when the blocker gave up before its release (the host waited for the
   /// GPU while enqueuing): the sample is not launch-free, and holding stops.
   bool enqueue(const std::function<void()>& enqueue);
   /// The start gate (once; later calls do nothing), then the telemetry scope opens.
-  void start(std::string_view name) override;
+  void start(std::string_view name);
   [[nodiscard]] bool started() const noexcept { return started_; }
   /// start(name), then the stopping rule over `sample` (sample_until_stable). With
   /// --reject-throttled (opts.reject_throttled > 0) and the telemetry step, the telemetry scope

@@ -92,35 +92,6 @@ inline constexpr double host_bound_busy = 0.95;
 /// {"supported": false, "reason": ...}
 nlohmann::json energy_unsupported(const std::string& reason);
 
-/// The steps of a measurement's frame that the energy strategy takes: its stream, the untimed
-/// pre-run that loads the body's kernels, and the start gate. engine/sampler_frame.hpp's
-/// sampler_frame is one (telemetry includes no engine header).
-class energy_frame {
-public:
-  energy_frame() = default;
-  energy_frame(const energy_frame&) = delete;
-  energy_frame& operator=(const energy_frame&) = delete;
-  energy_frame(energy_frame&&) = delete;
-  energy_frame& operator=(energy_frame&&) = delete;
-  virtual ~energy_frame() = default;
-  [[nodiscard]] virtual cudaStream_t stream() const noexcept = 0;
-  virtual void preload(const std::function<void(cudaStream_t)>& body) = 0;
-  virtual void start(std::string_view name) = 0;
-};
-
-/// Runs `body` back to back on the frame's stream (chunks of launches in flight, so the GPU never
-/// idles) and measures its energy per operation with `monitor`; `ops_per_launch` operations a
-/// launch. The energy strategy over `frame` (sampler_frame.hpp: neither flushed nor held, no
-/// telemetry of its own): the frame's pre-run loads the body's kernels, and the load that the
-/// windows measure begins at the frame's start gate, `name` (after the idle baseline and the
-/// calibration). The tick and idle baseline are measured once per monitor and reused for the run.
-/// Never throws for a missing counter: the object then says unsupported and why.
-nlohmann::json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_reason,
-                                  energy_frame& frame, std::string_view name,
-                                  const std::function<void(cudaStream_t)>& body,
-                                  double ops_per_launch, const std::string& op_unit,
-                                  double bytes_per_op, const energy_options& o);
-
 /// Energy of a CPU reference from RAPL (/sys/class/powercap, package domains) over at least one
 /// window of `o.min_window_s`, or {"supported": false, "reason"} where RAPL is not readable.
 nlohmann::json measure_cpu_energy(const std::function<void()>& body, double ops_per_call,

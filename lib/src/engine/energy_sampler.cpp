@@ -1,7 +1,7 @@
 // Energy per operation on the GPU (--energy): the counter's step and idle baseline, then windows
 // of back-to-back work that start and end on counter steps, with instant power integrated beside
 // them. Two NVML pollers run on their own threads so that the thread feeding the GPU never waits.
-#include "gpubench/telemetry/energy.hpp"
+#include "gpubench/engine/energy_sampler.hpp"
 
 #include "gpubench/core/clock.hpp"
 #include "gpubench/core/errors.hpp"
@@ -233,7 +233,7 @@ double completed_at(const std::vector<std::pair<double, long>>& timeline, double
 } // namespace
 
 json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_reason,
-                        energy_frame& frame, std::string_view name,
+                        sampler_frame& frame, std::string_view name,
                         const std::function<void(cudaStream_t)>& body, double ops_per_launch,
                         const std::string& op_unit, double bytes_per_op, const energy_options& o) {
   if (monitor == nullptr) return energy_unsupported(unavailable_reason);
