@@ -270,10 +270,8 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   os << '\n';
 }
 
-/// The legend under a table explains what that table shows and nothing else: the clocks its
-/// rows use, the stop reasons that occur, the marks that were set, the peak column where filled.
-/// The whole legend is in `gpubench --help` (table_legend_help) and docs/usage.md.
-std::vector<std::string> legend_items(const run_report& rep) {
+/// What a table shows, for its legend: the clocks and stop reasons of its rows, and the marks set.
+struct table_contents {
   std::set<std::string> clocks;
   std::set<std::string> stops;
   bool flagged = false;
@@ -282,53 +280,74 @@ std::vector<std::string> legend_items(const run_report& rep) {
   bool peak = false;
   bool any = false;
   bool one_sample = false;
+};
+
+table_contents contents_of(const run_report& rep) {
+  table_contents t;
   for (const auto& r : rep.results) {
-    if (r.status == result_status::skipped || r.status == result_status::error) not_run = true;
+    if (r.status == result_status::skipped || r.status == result_status::error) t.not_run = true;
     for (const auto& m : r.measurements) {
-      any = true;
-      one_sample = one_sample || m.stats.count < 2;
-      clocks.insert(clock_text(m));
-      stops.insert(stop_text(m));
-      flagged = flagged || telemetry_flagged(m.telemetry);
-      host_bound = host_bound || m.host_bound;
-      peak = peak || !peak_text(m).empty();
+      t.any = true;
+      t.one_sample = t.one_sample || m.stats.count < 2;
+      t.clocks.insert(clock_text(m));
+      t.stops.insert(stop_text(m));
+      t.flagged = t.flagged || telemetry_flagged(m.telemetry);
+      t.host_bound = t.host_bound || m.host_bound;
+      t.peak = t.peak || !peak_text(m).empty();
     }
   }
+  return t;
+}
+
+/// Each clock column's text and its legend entry, in the legend's order.
+constexpr std::pair<std::string_view, std::string_view> clock_legend[] = {
+    {"gpu", "gpu = CUDA events, L2 flushed by reading before each sample"},
+    {"gpu/d", "gpu/d = CUDA events, L2 flushed by writing (--l2-flush write)"},
+    {"ts/d", "ts/d = kernel timestamps, L2 flushed by writing"},
+    {"gpu/w", "gpu/w = CUDA events, L2 not flushed (--warm)"},
+    {"ts", "ts = the GPU's own kernel timestamps"},
+    {"ts/w", "ts/w = the GPU's kernel timestamps, L2 not flushed"},
+    {"host", "host = the host's steady clock"},
+};
+
+/// Each converged stop reason's legend entry (the limits share one entry, below).
+constexpr std::pair<std::string_view, std::string_view> stop_legend[] = {
+    {"noise", "noise = stopped at rel.sd <= --max-noise"},
+    {"stable", "stable = stopped with the mean's 95% interval within max-noise/4"},
+    {"entropy", "entropy = stopped when the samples' entropy stopped growing"},
+};
+
+/// The legend under a table explains what that table shows and nothing else: the clocks its
+/// rows use, the stop reasons that occur, the marks that were set, the peak column where filled.
+/// The whole legend is in `gpubench --help` (table_legend_help) and docs/usage.md.
+std::vector<std::string> legend_items(const run_report& rep) {
+  const table_contents t = contents_of(rep);
   std::vector<std::string> items;
-  if (!any && !not_run) return items;
+  if (!t.any && !t.not_run) return items;
   const auto has = [](const std::set<std::string>& s, std::string_view k) {
     return s.count(std::string(k)) > 0;
   };
-  if (has(clocks, "gpu"))
-    items.emplace_back("gpu = CUDA events, L2 flushed by reading before each sample");
-  if (has(clocks, "gpu/d"))
-    items.emplace_back("gpu/d = CUDA events, L2 flushed by writing (--l2-flush write)");
-  if (has(clocks, "ts/d")) items.emplace_back("ts/d = kernel timestamps, L2 flushed by writing");
-  if (has(clocks, "gpu/w")) items.emplace_back("gpu/w = CUDA events, L2 not flushed (--warm)");
-  if (has(clocks, "ts")) items.emplace_back("ts = the GPU's own kernel timestamps");
-  if (has(clocks, "ts/w")) items.emplace_back("ts/w = the GPU's kernel timestamps, L2 not flushed");
-  if (has(clocks, "host")) items.emplace_back("host = the host's steady clock");
-  if (any) items.emplace_back("rel.sd = relative standard deviation; n = samples");
-  if (one_sample) items.emplace_back("rel.sd - = one sample, no spread to show");
-  if (peak) items.emplace_back("of peak (D2D) = % of the theoretical (measured copy) bandwidth");
-  if (has(stops, "noise")) items.emplace_back("noise = stopped at rel.sd <= --max-noise");
-  if (has(stops, "stable"))
-    items.emplace_back("stable = stopped with the mean's 95% interval within max-noise/4");
-  if (has(stops, "entropy"))
-    items.emplace_back("entropy = stopped when the samples' entropy stopped growing");
+  for (const auto& [clock, text] : clock_legend)
+    if (has(t.clocks, clock)) items.emplace_back(text);
+  if (t.any) items.emplace_back("rel.sd = relative standard deviation; n = samples");
+  if (t.one_sample) items.emplace_back("rel.sd - = one sample, no spread to show");
+  if (t.peak) items.emplace_back("of peak (D2D) = % of the theoretical (measured copy) bandwidth");
+  for (const auto& [stop, text] : stop_legend)
+    if (has(t.stops, stop)) items.emplace_back(text);
   std::vector<std::string> limits;
   for (const auto k : limit_stops)
-    if (has(stops, k)) limits.emplace_back(k);
+    if (has(t.stops, k)) limits.emplace_back(k);
   if (!limits.empty())
     items.push_back(fmt::format("{} = a limit ended sampling (not converged: more --max-samples or "
                                 "--timeout, or a quieter machine; docs/methodology.md)",
                                 fmt::join(limits, ", ")));
-  if (has(stops, "yes"))
+  if (has(t.stops, "yes"))
     items.emplace_back("stop yes = converged (an older file, which names no stop reason)");
-  if (has(stops, "no")) items.emplace_back("stop no = not converged (an older file)");
-  if (flagged) items.emplace_back("* = telemetry flagged (thermal, hw slowdown, another process)");
-  if (host_bound) items.emplace_back("^ = host-bound: the host's launches paced the GPU");
-  if (not_run) items.emplace_back("skipped/error = did not run, reason given");
+  if (has(t.stops, "no")) items.emplace_back("stop no = not converged (an older file)");
+  if (t.flagged)
+    items.emplace_back("* = telemetry flagged (thermal, hw slowdown, another process)");
+  if (t.host_bound) items.emplace_back("^ = host-bound: the host's launches paced the GPU");
+  if (t.not_run) items.emplace_back("skipped/error = did not run, reason given");
   return items;
 }
 

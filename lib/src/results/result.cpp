@@ -255,36 +255,42 @@ T integer_in(const reader& r, const char* key, T lo, T hi) {
   return static_cast<T>(v);
 }
 
-measurement measurement_from_json(const json& j, const std::string& path) {
-  const reader r(j, path);
-  measurement m;
-  m.name = r.str("name");
-  const auto clock = r.str("clock");
-  if (clock != "gpu" && clock != "host") reader::fail(r.sub("clock"), "\"gpu\" or \"host\"");
-  m.clock = clock == "gpu" ? clock_kind::gpu : clock_kind::host;
+/// A measurement's raw samples: each 0, or a time in seconds from a picosecond to about 11.6
+/// days. Beyond that no clock gpubench reads could have measured it, and the statistics would
+/// overflow or divide by next to nothing (a 5e-324 s base made every change infinite).
+std::vector<double> samples_from(const reader& r) {
   const auto& samples = r.at("samples", json::value_t::array);
-  m.samples.reserve(samples.size());
+  std::vector<double> out;
+  out.reserve(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    // A time in seconds: 0, or between a picosecond and about 11.6 days. Beyond that no clock
-    // gpubench reads could have measured it, and the statistics would overflow or divide by
-    // next to nothing (a 5e-324 s base made every change infinite).
     const double x = samples[i].is_number() ? samples[i].get<double>() : -1;
     if (!(x == 0 || (x >= min_sample_s && x <= max_sample_s)))
       reader::fail(
           fmt::format("{}[{}]", r.sub("samples"), i),
           fmt::format("0 or a time in seconds from {:g} to {:g}", min_sample_s, max_sample_s));
-    m.samples.push_back(x);
+    out.push_back(x);
   }
+  return out;
+}
+
+/// The work one sample did: bytes, items and their unit.
+work_counts work_from(const reader& r) {
   const auto count = [&](const char* key) {
     const double v = r.num(key);
     if (!(v >= 0 && v <= max_work_count))
       reader::fail(r.sub(key), fmt::format("a count from 0 to {:g}", max_work_count));
     return v;
   };
-  m.work.bytes = count("bytes");
-  m.work.items = count("items");
-  if (const auto* u = r.maybe("item_unit", json::value_t::string)) m.work.item_unit = *u;
-  m.converged = r.flag("converged");
+  work_counts w; // item_unit keeps its default where a file has none
+  w.bytes = count("bytes");
+  w.items = count("items");
+  if (const auto* u = r.maybe("item_unit", json::value_t::string)) w.item_unit = *u;
+  return w;
+}
+
+/// How the samples were taken: flush, host-bound, stop reason, timing, batch. Each optional:
+/// files written before a field have none.
+void sampling_from(const reader& r, measurement& m) {
   if (const auto* c = r.maybe("cold", json::value_t::boolean)) m.cold = c->get<bool>();
   if (const auto* hb = r.maybe("host_bound", json::value_t::boolean))
     m.host_bound = hb->get<bool>();
@@ -292,7 +298,6 @@ measurement measurement_from_json(const json& j, const std::string& path) {
     m.host_enqueue_s = he->get<double>();
   if (const auto* lf = r.maybe("launch_free_s", json::value_t::number_float))
     m.launch_free_s = lf->get<double>();
-  // The telemetry fields are optional: files written before them have none.
   if (const auto* sr = r.maybe("stop_reason", json::value_t::string))
     m.stopped = parse_stop_reason(sr->get<std::string>());
   if (const auto* t = r.maybe("timing", json::value_t::string)) {
@@ -303,17 +308,35 @@ measurement measurement_from_json(const json& j, const std::string& path) {
   // Files written before --l2-flush have none: `cold` alone says read or none.
   if (const auto* f = r.maybe("l2_flush", json::value_t::string))
     m.l2_flush = parse_l2_flush_mode(f->get<std::string>());
-  if (const auto* d = r.maybe("description", json::value_t::string)) m.description = *d;
   if (r.maybe("invalid_samples", json::value_t::number_integer) != nullptr)
     m.invalid_samples = integer_in<std::size_t>(r, "invalid_samples", 0, std::size_t{1} << 40);
   if (r.maybe("batch_launches", json::value_t::number_integer) != nullptr)
     m.batch_launches = integer_in<long>(r, "batch_launches", 0, 1L << 40);
   if (const auto* b = r.maybe("batch_launch_free", json::value_t::boolean))
     m.batch_launch_free = *b;
+}
+
+/// The objects kept as they are: telemetry, the stopping rule, throttled samples, energy.
+void records_from(const reader& r, measurement& m) {
   if (const auto* t = r.maybe("telemetry", json::value_t::object)) m.telemetry = *t;
   if (const auto* st = r.maybe("stopping", json::value_t::object)) m.stopping = *st;
   if (const auto* th = r.maybe("throttled_samples", json::value_t::object)) m.throttled = *th;
   if (const auto* e = r.maybe("energy", json::value_t::object)) m.energy = *e;
+}
+
+measurement measurement_from_json(const json& j, const std::string& path) {
+  const reader r(j, path);
+  measurement m;
+  m.name = r.str("name");
+  const auto clock = r.str("clock");
+  if (clock != "gpu" && clock != "host") reader::fail(r.sub("clock"), "\"gpu\" or \"host\"");
+  m.clock = clock == "gpu" ? clock_kind::gpu : clock_kind::host;
+  m.samples = samples_from(r);
+  m.work = work_from(r);
+  m.converged = r.flag("converged");
+  sampling_from(r, m);
+  if (const auto* d = r.maybe("description", json::value_t::string)) m.description = *d;
+  records_from(r, m);
   finalize(m); // statistics and rates are recomputed from the raw samples
   if (const auto* rates = r.maybe("rates", json::value_t::object))
     for (const auto& [k, v] : rates->items())
