@@ -133,6 +133,48 @@ std::vector<std::string> measurement_names(const std::vector<occurrence>& occ,
   return names;
 }
 
+/// Every measurement's telemetry object of a raw result file.
+std::vector<const json*> telemetry_objects(const json& raw) {
+  std::vector<const json*> out;
+  const auto array_in = [](const json& j, const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_array();
+  };
+  if (!array_in(raw, "results")) return out;
+  for (const auto& r : raw["results"]) {
+    if (!array_in(r, "measurements")) continue;
+    for (const auto& m : r["measurements"])
+      if (m.is_object() && m.contains("telemetry") && m["telemetry"].is_object())
+        out.push_back(&m["telemetry"]);
+  }
+  return out;
+}
+
+/// The telemetry a side's files recorded: its flags, and the medians of its clocks.
+void add_telemetry(const json& t, std::set<std::string>& flags, std::vector<double>& sm,
+                   std::vector<double>& mem) {
+  if (t.contains("flags") && t["flags"].is_array())
+    for (const auto& x : t["flags"])
+      if (x.is_string()) flags.insert(x.get<std::string>());
+  const auto clock_median = [&](const char* key, std::vector<double>& into) {
+    if (t.contains(key) && t[key].is_object() && t[key].contains("median") &&
+        t[key]["median"].is_number())
+      into.push_back(t[key]["median"].get<double>());
+  };
+  clock_median("sm_clock_mhz", sm);
+  clock_median("mem_clock_mhz", mem);
+}
+
+/// The test slowdown the first file that has one ran under ("" when none).
+std::string test_slowdown_of(std::span<const result_file> files) {
+  for (const auto& f : files)
+    if (f.raw.is_object() && f.raw.contains("meta") && f.raw["meta"].is_object() &&
+        f.raw["meta"].contains("test_slowdown")) {
+      const auto& t = f.raw["meta"]["test_slowdown"];
+      return t.is_string() ? t.get<std::string>() : t.dump();
+    }
+  return {};
+}
+
 side_environment environment_of(std::span<const result_file> files, std::size_t runs) {
   side_environment e;
   e.runs = runs;
@@ -146,24 +188,7 @@ side_environment environment_of(std::span<const result_file> files, std::size_t 
         e.source_hashes.end())
       e.source_hashes.push_back(f.report.meta.source_hash);
     for (const auto& g : gpu_models(f.report)) gpus.insert(g);
-    if (!f.raw.is_object() || !f.raw.contains("results") || !f.raw["results"].is_array()) continue;
-    for (const auto& r : f.raw["results"]) {
-      if (!r.is_object() || !r.contains("measurements") || !r["measurements"].is_array()) continue;
-      for (const auto& m : r["measurements"]) {
-        if (!m.is_object() || !m.contains("telemetry") || !m["telemetry"].is_object()) continue;
-        const auto& t = m["telemetry"];
-        if (t.contains("flags") && t["flags"].is_array())
-          for (const auto& x : t["flags"])
-            if (x.is_string()) flags.insert(x.get<std::string>());
-        const auto clock_median = [&](const char* key, std::vector<double>& into) {
-          if (t.contains(key) && t[key].is_object() && t[key].contains("median") &&
-              t[key]["median"].is_number())
-            into.push_back(t[key]["median"].get<double>());
-        };
-        clock_median("sm_clock_mhz", sm);
-        clock_median("mem_clock_mhz", mem);
-      }
-    }
+    for (const json* t : telemetry_objects(f.raw)) add_telemetry(*t, flags, sm, mem);
   }
   e.gpus.assign(gpus.begin(), gpus.end());
   e.flags.assign(flags.begin(), flags.end());
@@ -178,14 +203,7 @@ side_environment environment_of(std::span<const result_file> files, std::size_t 
     e.host = m.host.name;
     e.started_at = m.started_at;
   }
-  for (const auto& f : files) {
-    if (f.raw.is_object() && f.raw.contains("meta") && f.raw["meta"].is_object() &&
-        f.raw["meta"].contains("test_slowdown")) {
-      const auto& t = f.raw["meta"]["test_slowdown"];
-      e.test_slowdown = t.is_string() ? t.get<std::string>() : t.dump();
-      break;
-    }
-  }
+  e.test_slowdown = test_slowdown_of(files);
   return e;
 }
 
@@ -425,6 +443,51 @@ bool comparison::coverage_short() const noexcept {
   return rows.empty() || compared_share() + 1e-12 < min_compared;
 }
 
+/// The row of measurement `name` of one point, judged from the runs of each side that hold it.
+comparison_row judged_row(const comparison& c, const std::vector<occurrence>& b_ok,
+                          const std::vector<occurrence>& n_ok, const std::string& name,
+                          const compare_options& opts) {
+  const bool ignore_device = opts.allow_device_mismatch || opts.force;
+  comparison_row row;
+  row.benchmark = b_ok.front().res->benchmark;
+  // Multi-GPU: a merged job's rows say which rank they are.
+  row.device = device_name(b_ok.front().file->report, b_ok.front().res->device) +
+               rank_suffix(*b_ok.front().res);
+  if (ignore_device) {
+    const auto ndev = device_name(n_ok.front().file->report, n_ok.front().res->device);
+    if (ndev != row.device) row.device += " / " + ndev;
+  }
+  row.params = b_ok.front().res->params;
+  row.measurement = name;
+  std::vector<std::vector<double>> b_runs;
+  std::vector<std::vector<double>> n_runs;
+  const auto collect = [&](const std::vector<occurrence>& occ,
+                           std::vector<std::vector<double>>& runs, std::size_t& count) {
+    for (const auto& o : occ) {
+      const auto* m = o.res->find(name);
+      if (m == nullptr || !on_clock(*m, opts.clock)) continue;
+      runs.push_back(m->samples);
+      count += m->samples.size();
+      if (m->clock == clock_kind::host) row.clock = clock_kind::host;
+      if (m->host_bound) row.host_bound = true;
+      if (const auto* rm = raw_measurement(o, name);
+          rm != nullptr && rm->value("host_bound", false))
+        row.host_bound = true;
+    }
+  };
+  collect(b_ok, b_runs, row.base_samples);
+  collect(n_ok, n_runs, row.new_samples);
+  row.kind = row.clock == clock_kind::host ? gate_class::host
+             : row.host_bound              ? gate_class::host_bound
+                                           : gate_class::gpu;
+  // A class not gated is still judged, at the GPU threshold, so its verdict reads the same.
+  const auto own = c.threshold_of(row.kind);
+  row.gated = own.has_value();
+  row.threshold = own.value_or(opts.threshold);
+  row.result = judge_runs(b_runs, n_runs, opts, row.threshold);
+  return row;
+}
+
 comparison compare_runs(std::span<const result_file> base, std::span<const result_file> candidate,
                         const compare_options& opts) {
   const bool ignore_device = opts.allow_device_mismatch || opts.force;
@@ -480,44 +543,7 @@ comparison compare_runs(std::span<const result_file> base, std::span<const resul
         c.only_in_base.push_back(fmt::format("{}: {}", label, name));
         continue;
       }
-      comparison_row row;
-      row.benchmark = b_ok.front().res->benchmark;
-      // Multi-GPU: a merged job's rows say which rank they are.
-      row.device = device_name(b_ok.front().file->report, b_ok.front().res->device) +
-                   rank_suffix(*b_ok.front().res);
-      if (ignore_device) {
-        const auto ndev = device_name(n_ok.front().file->report, n_ok.front().res->device);
-        if (ndev != row.device) row.device += " / " + ndev;
-      }
-      row.params = b_ok.front().res->params;
-      row.measurement = name;
-      std::vector<std::vector<double>> b_runs;
-      std::vector<std::vector<double>> n_runs;
-      const auto collect = [&](const std::vector<occurrence>& occ,
-                               std::vector<std::vector<double>>& runs, std::size_t& count) {
-        for (const auto& o : occ) {
-          const auto* m = o.res->find(name);
-          if (m == nullptr || !on_clock(*m, opts.clock)) continue;
-          runs.push_back(m->samples);
-          count += m->samples.size();
-          if (m->clock == clock_kind::host) row.clock = clock_kind::host;
-          if (m->host_bound) row.host_bound = true;
-          if (const auto* rm = raw_measurement(o, name);
-              rm != nullptr && rm->value("host_bound", false))
-            row.host_bound = true;
-        }
-      };
-      collect(b_ok, b_runs, row.base_samples);
-      collect(n_ok, n_runs, row.new_samples);
-      row.kind = row.clock == clock_kind::host ? gate_class::host
-                 : row.host_bound              ? gate_class::host_bound
-                                               : gate_class::gpu;
-      // A class not gated is still judged, at the GPU threshold, so its verdict reads the same.
-      const auto own = c.threshold_of(row.kind);
-      row.gated = own.has_value();
-      row.threshold = own.value_or(opts.threshold);
-      row.result = judge_runs(b_runs, n_runs, opts, row.threshold);
-      c.rows.push_back(std::move(row));
+      c.rows.push_back(judged_row(c, b_ok, n_ok, name, opts));
     }
     for (const auto& name : n_names) {
       if (std::find(b_names.begin(), b_names.end(), name) == b_names.end())
