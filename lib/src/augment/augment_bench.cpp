@@ -337,10 +337,10 @@ result run_augment_point(const point_view& point, run_context& ctx) {
 
   const auto measure = [&](const char* name, double bytes,
                            const std::function<void(cudaStream_t)>& body) {
-    measure_gpu(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
-    if (std::string_view(name) == "h2d") return;
-    add_gpu_energy(r, name, sampler, opts, body, images, "image");
-    measure_gpu_extra_rows(r, sampler, name, opts.measure, {bytes, images, "images"}, body);
+    // A kernel row: with its energy per image and its extra rows; the upload alone.
+    gpu_row row = plain_gpu_row(name, {bytes, images, "images"}, body);
+    row.energy = row.extra_rows = std::string_view(name) != "h2d";
+    measure_row(r, sampler, opts, row);
   };
   measure_cpu();
   if (impl.staged) measure("staged", cuda::augment_staged_bytes(shape).total(), staged);

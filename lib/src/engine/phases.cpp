@@ -43,14 +43,43 @@ verification checked_run(cudaStream_t stream, const std::vector<poison_target>& 
   return compare();
 }
 
-void measure_gpu(result& r, gpu_sampler& sampler, const std::string& name,
-                 const measure_options& opts, work_counts work,
-                 const std::function<void(cudaStream_t)>& body, body_kind kind) {
-  if (interrupt_requested()) return;
-  r.measurements.push_back(sampler.run(name, opts, std::move(work), body, kind));
+namespace {
+
+/// "elements" -> "element": one operation of the energy row.
+std::string one_of(const std::string& unit) {
+  return unit.size() > 1 && unit.back() == 's' ? unit.substr(0, unit.size() - 1) : unit;
 }
 
-void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& name,
+} // namespace
+
+void measure_row(result& r, row_sampler& sampler, const common_options& opts, const gpu_row& row) {
+  if (interrupt_requested()) return;
+  measurement m = sampler.run(row.name, opts.measure, row.work, row.body, row.kind);
+  if (row.finish) row.finish(m);
+  r.measurements.push_back(std::move(m));
+  const work_counts w = r.measurements.back().work; // a copy: the extra rows grow the vector
+  if (row.energy) {
+    const double ops = row.energy_ops > 0 ? row.energy_ops : w.items;
+    add_gpu_energy(r, row.name, sampler, opts, row.energy_body ? row.energy_body : row.body, ops,
+                   row.energy_unit.empty() ? one_of(w.item_unit) : row.energy_unit,
+                   row.energy_per_byte && ops > 0 ? w.bytes / ops : 0);
+  }
+  if (row.extra_rows) measure_gpu_extra_rows(r, sampler, row.name, opts.measure, w, row.body);
+}
+
+gpu_row plain_gpu_row(std::string name, work_counts work, std::function<void(cudaStream_t)> body,
+                      body_kind kind) {
+  gpu_row row;
+  row.name = std::move(name);
+  row.work = std::move(work);
+  row.body = std::move(body);
+  row.kind = kind;
+  row.extra_rows = false;
+  row.energy = false;
+  return row;
+}
+
+void measure_gpu_extra_rows(result& r, row_sampler& sampler, const std::string& name,
                             const measure_options& opts, const work_counts& work,
                             const std::function<void(cudaStream_t)>& body) {
   if (opts.batch_time > 0 && !interrupt_requested())
@@ -68,7 +97,7 @@ void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& 
   }
 }
 
-void add_gpu_energy(result& r, const std::string& name, gpu_sampler& sampler,
+void add_gpu_energy(result& r, const std::string& name, row_sampler& sampler,
                     const common_options& opts, const std::function<void(cudaStream_t)>& body,
                     double ops_per_launch, const std::string& op_unit, double bytes_per_op) {
   if (!opts.energy || interrupt_requested()) return;

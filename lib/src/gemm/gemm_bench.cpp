@@ -243,18 +243,22 @@ result run_gemm_point(const point_view& point, run_context& ctx) {
                    "end_to_end");
   }
 
-  measure_gpu(r, gpu.sampler, "kernel", opts.measure, work, kernel);
-  if (auto* m = row(r, "kernel"); m != nullptr) m->description = plan.algorithm();
-  add_gpu_energy(r, "kernel", gpu.sampler, opts, kernel, work.items, "FLOP");
-  measure_gpu_extra_rows(r, gpu.sampler, "kernel", opts.measure, work, kernel);
+  gpu_row kernel_row;
+  kernel_row.name = "kernel";
+  kernel_row.work = work; // energy per FLOP
+  kernel_row.body = kernel;
+  kernel_row.finish = [&plan](measurement& m) { m.description = plan.algorithm(); };
+  measure_row(r, gpu.sampler, opts, kernel_row);
   const auto elements = [](std::size_t n) { return static_cast<double>(n); };
-  measure_gpu(r, gpu.sampler, "h2d", opts.measure,
-              {static_cast<double>(bytes_a + bytes_b), elements(count_a + count_b), "elements"},
-              upload);
-  measure_gpu(r, gpu.sampler, "d2h", opts.measure,
-              {static_cast<double>(bytes_c), elements(count_c), "elements"}, download);
-  measure_gpu(r, gpu.sampler, "end_to_end", opts.measure,
-              {static_cast<double>(bytes_a + bytes_b + bytes_c), work.items, "FLOP"}, end_to_end);
+  const auto plain = [&](const char* name, work_counts w,
+                         const std::function<void(cudaStream_t)>& body) {
+    measure_row(r, gpu.sampler, opts, plain_gpu_row(name, std::move(w), body));
+  };
+  plain("h2d", {static_cast<double>(bytes_a + bytes_b), elements(count_a + count_b), "elements"},
+        upload);
+  plain("d2h", {static_cast<double>(bytes_c), elements(count_c), "elements"}, download);
+  plain("end_to_end", {static_cast<double>(bytes_a + bytes_b + bytes_c), work.items, "FLOP"},
+        end_to_end);
 
   // FLOP/s against the dtype's theoretical peak at the SM clock NVML read during the kernel row
   // (the device's maximum clock where NVML is absent), from the per-architecture table.

@@ -172,14 +172,18 @@ result run_pipeline_point(const point_view& point, run_context& ctx) {
 
   // ---- measurements, each sample `steps` steps, reported per step ----
   const stage_work w = pipeline_work(cfg);
+  // The engine waits on its ring of host buffers while it enqueues (and the mode rows time the
+  // host too): not timed behind a blocking kernel, and no '(batch)' or '(timestamps)' rows (said
+  // above). A sample runs n steps; the row is made per step.
+  const auto step_row = [&](const std::string& name, work_counts wc, double flops,
+                            const std::function<void(cudaStream_t)>& body) {
+    gpu_row row = plain_gpu_row(name, {}, body, body_kind::host_synchronous);
+    row.finish = [n, wc = std::move(wc), flops](measurement& m) { per_step(m, n, wc, flops); };
+    return row;
+  };
   const auto measure = [&](const std::string& name, work_counts wc, double flops,
                            const std::function<void(cudaStream_t)>& body) {
-    if (interrupt_requested()) return;
-    // The engine waits on its ring of host buffers while it enqueues (and the mode rows time the
-    // host too): not timed behind a blocking kernel.
-    auto m = sampler.run(name, opts.measure, {}, body, body_kind::host_synchronous);
-    per_step(m, n, std::move(wc), flops);
-    r.measurements.push_back(std::move(m));
+    measure_row(r, sampler, opts, step_row(name, std::move(wc), flops, body));
   };
   engine.start(pipeline_mode::serial, s);
   measure("stage_a", {w.a_bytes, 1, "steps"}, w.a_flops,
@@ -207,17 +211,21 @@ result run_pipeline_point(const point_view& point, run_context& ctx) {
     engine.start(m, s);
     if (warm > 0) engine.run(m, warm, s);
     std::vector<double> host;
-    measure(mode_key(m), {w.a_bytes + w.b_bytes, 1, "steps"}, w.a_flops + w.b_flops,
-            [&](cudaStream_t st) {
-              const auto t0 = std::chrono::steady_clock::now();
-              engine.run(m, n, st);
-              host.push_back(
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n);
-            });
+    gpu_row row = step_row(
+        mode_key(m), {w.a_bytes + w.b_bytes, 1, "steps"}, w.a_flops + w.b_flops,
+        [&](cudaStream_t st) {
+          const auto t0 = std::chrono::steady_clock::now();
+          engine.run(m, n, st);
+          host.push_back(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n);
+        });
+    // The mode's energy per step, its steps run back to back without the host's timing.
+    row.energy = true;
+    row.energy_ops = static_cast<double>(n);
+    row.energy_unit = "step";
+    row.energy_body = [&engine, m, n](cudaStream_t st) { engine.run(m, n, st); };
+    measure_row(r, sampler, opts, row);
     if (!host.empty()) host_per_step[m] = summarize(host).median;
-    add_gpu_energy(
-        r, mode_key(m), sampler, opts, [&](cudaStream_t st) { engine.run(m, n, st); },
-        static_cast<double>(n), "step");
   }
   engine.start(pipeline_mode::serial, s); // quiets the cpu-augment loader
   derive_pipeline_figures(r, cfg, w, host_per_step);

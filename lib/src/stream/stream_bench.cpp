@@ -142,11 +142,12 @@ result run_stream_point(const point_view& point, run_context& ctx) {
   for (const auto op : cuda::all_stream_ops) {
     if (interrupt_requested()) break;
     const std::string name(cuda::stream_op_name(op));
-    const auto body = [&](cudaStream_t st) { launch(op, st); };
-    const auto w = work(op);
-    r.measurements.push_back(sampler.run(name, opts.measure, w, body));
-    add_gpu_energy(r, name, sampler, opts, body, w.items, "element", w.bytes / w.items);
-    measure_gpu_extra_rows(r, sampler, name, opts.measure, w, body);
+    gpu_row row;
+    row.name = name;
+    row.work = work(op);
+    row.body = [&launch, op](cudaStream_t st) { launch(op, st); };
+    row.energy_per_byte = true; // energy per element and per byte moved
+    measure_row(r, sampler, opts, row);
   }
   measure_cpu();
   return r;

@@ -184,12 +184,14 @@ result run_vecadd_point(const point_view& point, run_context& ctx) {
   const auto measure = [&](const char* name, work_counts w,
                            const std::function<void(cudaStream_t)>& body,
                            body_kind kind = body_kind::asynchronous) {
-    measure_gpu(r, sampler, name, opts.measure, std::move(w), body, kind);
+    measure_row(r, sampler, opts, plain_gpu_row(name, std::move(w), body, kind));
   };
-  measure("kernel", work, kernel);
-  add_gpu_energy(r, "kernel", sampler, opts, kernel, static_cast<double>(n), "element",
-                 3.0 * static_cast<double>(size));
-  measure_gpu_extra_rows(r, sampler, "kernel", opts.measure, work, kernel);
+  gpu_row kernel_row;
+  kernel_row.name = "kernel";
+  kernel_row.work = work;
+  kernel_row.body = kernel;
+  kernel_row.energy_per_byte = true; // energy per element and per byte moved
+  measure_row(r, sampler, opts, kernel_row);
   measure(
       "h2d", {2 * bd, nd, "elements"},
       [&](cudaStream_t st) {

@@ -74,6 +74,29 @@ enum class body_kind {
   host_synchronous, ///< waits for the GPU while enqueuing (pageable copies...): it cannot
 };
 
+/// What measure_row() (phases.hpp) asks of a sampler: the three ways to time a row, its stream and
+/// its telemetry. gpu_sampler is the one that times a GPU; the unit tests count calls with a fake.
+class row_sampler {
+public:
+  row_sampler() = default;
+  row_sampler(const row_sampler&) = default;
+  row_sampler& operator=(const row_sampler&) = default;
+  row_sampler(row_sampler&&) = default;
+  row_sampler& operator=(row_sampler&&) = default;
+  virtual ~row_sampler() = default;
+  virtual measurement run(std::string name, const measure_options& opts, work_counts work,
+                          const std::function<void(cudaStream_t)>& body,
+                          body_kind kind = body_kind::asynchronous) = 0;
+  virtual measurement run_batch(std::string name, const measure_options& opts, work_counts work,
+                                const std::function<void(cudaStream_t)>& body) = 0;
+  virtual std::optional<measurement> run_timestamps(std::string name, const measure_options& opts,
+                                                    work_counts work,
+                                                    const std::function<void(cudaStream_t)>& body,
+                                                    std::string& why) = 0;
+  [[nodiscard]] virtual cudaStream_t stream() const noexcept = 0;
+  [[nodiscard]] virtual telemetry_source* telemetry() const noexcept = 0;
+};
+
 /// Times GPU regions with a pair of cudaEvents on the workload's stream; flushes L2 before every
 /// sample as effective_l2_flush(opts) says (by reading, by writing, or not at all). The body
 /// enqueues work on `stream` (and may fork to other streams as long as it joins back before
@@ -83,34 +106,34 @@ enum class body_kind {
 /// was doing (telemetry.hpp). Also times the host's enqueue of each sample (host_bound). Each
 /// sampler is a strategy over the steps every sampler shares (sampler_frame.hpp): the flush, the
 /// blocker, the pre-run that loads the body's kernels, the --concurrent start gate and telemetry.
-class gpu_sampler {
+class gpu_sampler final : public row_sampler {
 public:
   gpu_sampler(cudaStream_t stream, cuda::l2_flusher* flusher,
               telemetry_source* telemetry = nullptr);
   measurement run(std::string name, const measure_options& opts, work_counts work,
                   const std::function<void(cudaStream_t)>& body,
-                  body_kind kind = body_kind::asynchronous);
+                  body_kind kind = body_kind::asynchronous) override;
   /// Back-to-back launches of `body` between two events, about opts.batch_time seconds a sample;
   /// a sample is the mean time of one launch. Never flushed: after the first, back-to-back launches
   /// run warm.
   measurement run_batch(std::string name, const measure_options& opts, work_counts work,
-                        const std::function<void(cudaStream_t)>& body);
+                        const std::function<void(cudaStream_t)>& body) override;
   /// Each sample enqueued behind the blocking kernel as run() does (flushed as run() does), timed
   /// by the GPU's own timestamps of what it ran (cuda::kernel_timestamps). Returns nullopt with
   /// `why` set when CUPTI cannot be used.
   std::optional<measurement> run_timestamps(std::string name, const measure_options& opts,
                                             work_counts work,
                                             const std::function<void(cudaStream_t)>& body,
-                                            std::string& why);
+                                            std::string& why) override;
   /// Up to `count` samples of `body` taken exactly as run() takes them (flushed, behind the
   /// blocking kernel), outside any measurement: no start gate, no telemetry, no statistics. For
   /// calibrating what depends on a body's own time (the test-only delay of test_hooks.hpp).
   std::vector<double> probe(const measure_options& opts,
                             const std::function<void(cudaStream_t)>& body, body_kind kind,
                             int count);
-  [[nodiscard]] cudaStream_t stream() const noexcept { return stream_; }
+  [[nodiscard]] cudaStream_t stream() const noexcept override { return stream_; }
   [[nodiscard]] cuda::l2_flusher* flusher() const noexcept { return flusher_; }
-  [[nodiscard]] telemetry_source* telemetry() const noexcept { return telemetry_; }
+  [[nodiscard]] telemetry_source* telemetry() const noexcept override { return telemetry_; }
 
 private:
   [[nodiscard]] l2_flush_mode flush_for(const measure_options& opts) const noexcept;

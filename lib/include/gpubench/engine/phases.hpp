@@ -30,17 +30,43 @@ verification checked_run(cudaStream_t stream, const std::vector<poison_target>& 
                          const std::function<void(cudaStream_t)>& body,
                          const std::function<verification()>& compare);
 
-/// Appends a GPU measurement to `r` unless SIGINT came first; `kind` says whether the body can be
-/// timed behind the blocking kernel (measure.hpp).
-void measure_gpu(result& r, gpu_sampler& sampler, const std::string& name,
-                 const measure_options& opts, work_counts work,
-                 const std::function<void(cudaStream_t)>& body,
-                 body_kind kind = body_kind::asynchronous);
+/// One GPU row as a driver declares it: what one launch of `body` does, how it may be timed,
+/// and which rows beside it the options may ask for. measure_row() measures them all.
+struct gpu_row {
+  std::string name;
+  work_counts work; ///< the work of one launch of `body`
+  std::function<void(cudaStream_t)> body;
+  /// Whether `body` can be timed behind the blocking kernel (measure.hpp).
+  body_kind kind = body_kind::asynchronous;
+  /// '(batch)' and '(timestamps)' rows beside it when the options ask: rows of a kernel. false
+  /// for a transfer or a body that waits on the host.
+  bool extra_rows = true;
+  /// --energy on this row: the energy per operation of `energy_body` (`body` when empty) run back
+  /// to back, `energy_ops` operations a launch (0: work.items) of `energy_unit` ("": the work's
+  /// unit without its plural s), per byte too when `energy_per_byte`.
+  bool energy = true;
+  std::string energy_unit;
+  double energy_ops = 0;
+  bool energy_per_byte = false;
+  std::function<void(cudaStream_t)> energy_body;
+  /// Applied to the row once it is measured, before its energy and extra rows (the pipeline's
+  /// samples of several steps made per step).
+  std::function<void(measurement&)> finish;
+};
+
+/// The one call that measures a GPU row: the row itself, then its energy with --energy, then its
+/// '(batch)' and '(timestamps)' rows with --batch-time and --timestamps, each into `r`, nothing
+/// after SIGINT.
+void measure_row(result& r, row_sampler& sampler, const common_options& opts, const gpu_row& row);
+
+/// A transfer or host-paced row: measured alone, no energy, no extra rows.
+gpu_row plain_gpu_row(std::string name, work_counts work, std::function<void(cudaStream_t)> body,
+                      body_kind kind = body_kind::asynchronous);
 
 /// The rows the options add beside a per-launch GPU row `name`: '<name> (batch)' with
 /// --batch-time, '<name> (timestamps)' with --timestamps (when CUPTI cannot trace, a warning on
 /// stderr, once per process, says why instead). None after SIGINT.
-void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& name,
+void measure_gpu_extra_rows(result& r, row_sampler& sampler, const std::string& name,
                             const measure_options& opts, const work_counts& work,
                             const std::function<void(cudaStream_t)>& body);
 
@@ -50,7 +76,7 @@ void measure_gpu_extra_rows(result& r, gpu_sampler& sampler, const std::string& 
 /// interrupted before its first sample). The energy strategy passes the --concurrent start gate
 /// as '<name> (energy)', so the windows of every GPU begin together. `bytes_per_op` > 0 adds
 /// bytes per joule.
-void add_gpu_energy(result& r, const std::string& name, gpu_sampler& sampler,
+void add_gpu_energy(result& r, const std::string& name, row_sampler& sampler,
                     const common_options& opts, const std::function<void(cudaStream_t)>& body,
                     double ops_per_launch, const std::string& op_unit, double bytes_per_op = 0);
 
