@@ -85,8 +85,7 @@ TEST_CASE("measure_row: one declaration gives every row the options ask for", "[
     measure_row(r, s, opts, kernel_row());
     CHECK(s.calls == std::vector<std::string>{"run kernel", "batch kernel (batch)",
                                               "timestamps kernel (timestamps)"});
-    CHECK(names(r) ==
-          std::vector<std::string>{"kernel", "kernel (batch)", "kernel (timestamps)"});
+    CHECK(names(r) == std::vector<std::string>{"kernel", "kernel (batch)", "kernel (timestamps)"});
     // Energy lands on the row itself; without a counter it says why, never a silent 0.
     REQUIRE(r.measurements[0].energy.is_object());
     CHECK(r.measurements[0].energy["supported"] == false);
@@ -99,9 +98,10 @@ TEST_CASE("measure_row: one declaration gives every row the options ask for", "[
     opts.measure.batch_time = 0.01;
     opts.measure.timestamps = true;
     opts.energy = true;
-    measure_row(r, s, opts,
-                plain_gpu_row("h2d", {4e6, 1e6, "elements"}, [](cudaStream_t) {},
-                              body_kind::host_synchronous));
+    measure_row(
+        r, s, opts,
+        plain_gpu_row(
+            "h2d", {4e6, 1e6, "elements"}, [](cudaStream_t) {}, body_kind::host_synchronous));
     CHECK(s.calls == std::vector<std::string>{"run h2d (host)"});
     CHECK(r.measurements[0].energy.empty());
   }

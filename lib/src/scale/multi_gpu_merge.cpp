@@ -165,65 +165,64 @@ json aggregate_point(const std::vector<const result*>& members,
   return point;
 }
 
-} // namespace
-
-run_report merge_rank_runs(std::vector<rank_run> runs, const std::string& mode,
-                           const measurement_skews& skews) {
-  std::sort(runs.begin(), runs.end(),
-            [](const rank_run& a, const rank_run& b) { return a.who.rank < b.who.rank; });
-  run_report out;
-  if (runs.empty()) return out;
-  out.meta = runs.front().report.meta;
-  out.meta.incomplete = false; // recomputed from every rank below
-  out.meta.incomplete_reason.clear();
-  // Devices: one entry per physical GPU of the job (host and bus id), numbered in rank order.
-  std::map<std::string, int> device_ids;
-  std::map<std::string, int> users;
-  for (const auto& run : runs) ++users[gpu_key(run.who)];
-  json ranks = json::array();
-  std::set<std::string> hosts;
-  for (auto& run : runs) {
-    if (!run.who.host.empty()) hosts.insert(run.who.host); // a lost rank's host is unknown
-    std::map<int, int> renumber;                           // the rank's ordinal -> the merged id
-    for (const auto& d : run.report.devices) {
-      const std::string key = run.who.host + "\x1f" + d.info.pci_bus_id + "\x1f" +
-                              std::to_string(d.info.pci_bus_id.empty() ? d.info.id : 0);
-      auto [it, fresh] = device_ids.try_emplace(key, static_cast<int>(out.devices.size()));
-      if (fresh) {
-        out.devices.push_back(d);
-        out.devices.back().info.id = it->second;
-      }
-      renumber[d.info.id] = it->second;
+/// Adds the GPUs of `run` to `out.devices` (one entry per physical GPU of the job: host and bus
+/// id, numbered in rank order) and renumbers its results; returns its ordinal -> merged id.
+std::map<int, int> merge_devices(rank_run& run, run_report& out,
+                                 std::map<std::string, int>& device_ids) {
+  std::map<int, int> renumber;
+  for (const auto& d : run.report.devices) {
+    const std::string key = run.who.host + "\x1f" + d.info.pci_bus_id + "\x1f" +
+                            std::to_string(d.info.pci_bus_id.empty() ? d.info.id : 0);
+    auto [it, fresh] = device_ids.try_emplace(key, static_cast<int>(out.devices.size()));
+    if (fresh) {
+      out.devices.push_back(d);
+      out.devices.back().info.id = it->second;
     }
-    for (auto& r : run.report.results) {
-      if (const auto it = renumber.find(r.device); it != renumber.end()) r.device = it->second;
-      r.rank = run.who.rank;
-      r.host = run.who.host;
-    }
-    json rec = to_json(run.who);
-    const auto key = gpu_key(run.who);
-    rec["device"] = -1;
-    for (const auto& [ordinal, id] : renumber)
-      if (ordinal == run.who.local_device) rec["device"] = id;
-    rec["shares_gpu"] = !key.empty() && users[key] > 1;
-    if (!key.empty() && users[key] > 1)
-      rec["shares_gpu_with"] = [&] {
-        json others = json::array();
-        for (const auto& o : runs)
-          if (o.who.rank != run.who.rank && gpu_key(o.who) == key) others.push_back(o.who.rank);
-        return others;
-      }();
-    ranks.push_back(std::move(rec));
-    if (run.report.meta.incomplete || run.who.status != "ok") {
-      out.meta.incomplete = true;
-      const std::string why =
-          run.who.status != "ok"
-              ? fmt::format("rank {} ({}): {}", run.who.rank, run.who.status, run.who.reason)
-              : fmt::format("rank {}: {}", run.who.rank, run.report.meta.incomplete_reason);
-      out.meta.incomplete_reason += (out.meta.incomplete_reason.empty() ? "" : "; ") + why;
-    }
+    renumber[d.info.id] = it->second;
   }
-  // Results point by point, each point's ranks in rank order; the aggregates beside them.
+  for (auto& r : run.report.results) {
+    if (const auto it = renumber.find(r.device); it != renumber.end()) r.device = it->second;
+    r.rank = run.who.rank;
+    r.host = run.who.host;
+  }
+  return renumber;
+}
+
+/// The job's record of one rank: who it was, its GPU in the merged numbering, the ranks it
+/// shared that GPU with.
+json rank_entry(const rank_run& run, const std::vector<rank_run>& runs,
+                const std::map<std::string, int>& users, const std::map<int, int>& renumber) {
+  json rec = to_json(run.who);
+  const auto key = gpu_key(run.who);
+  rec["device"] = -1;
+  for (const auto& [ordinal, id] : renumber)
+    if (ordinal == run.who.local_device) rec["device"] = id;
+  const bool shares = !key.empty() && users.at(key) > 1;
+  rec["shares_gpu"] = shares;
+  if (shares) {
+    json others = json::array();
+    for (const auto& o : runs)
+      if (o.who.rank != run.who.rank && gpu_key(o.who) == key) others.push_back(o.who.rank);
+    rec["shares_gpu_with"] = others;
+  }
+  return rec;
+}
+
+/// Marks `out` incomplete, with the reason, when this rank did not finish or its run was cut.
+void note_incomplete(run_report& out, const rank_run& run) {
+  if (!run.report.meta.incomplete && run.who.status == "ok") return;
+  out.meta.incomplete = true;
+  const std::string why =
+      run.who.status != "ok"
+          ? fmt::format("rank {} ({}): {}", run.who.rank, run.who.status, run.who.reason)
+          : fmt::format("rank {}: {}", run.who.rank, run.report.meta.incomplete_reason);
+  out.meta.incomplete_reason += (out.meta.incomplete_reason.empty() ? "" : "; ") + why;
+}
+
+/// The results point by point, each point's ranks in rank order, appended to `out.results`, and
+/// the aggregate of each point beside them.
+json merge_points(const std::vector<rank_run>& runs, run_report& out,
+                  const measurement_skews& skews) {
   std::size_t points = 0;
   for (const auto& run : runs) points = std::max(points, run.report.results.size());
   std::vector<std::pair<std::size_t, std::size_t>> ranges; // each point's results in out.results
@@ -254,6 +253,32 @@ run_report merge_rank_runs(std::vector<rank_run> runs, const std::string& mode,
     const auto* mskew = i < skews.per_point.size() ? &skews.per_point[i] : nullptr;
     agg_points.push_back(aggregate_point(members, member_hosts, skew, mskew, skews.clock));
   }
+  return agg_points;
+}
+
+} // namespace
+
+run_report merge_rank_runs(std::vector<rank_run> runs, const std::string& mode,
+                           const measurement_skews& skews) {
+  std::sort(runs.begin(), runs.end(),
+            [](const rank_run& a, const rank_run& b) { return a.who.rank < b.who.rank; });
+  run_report out;
+  if (runs.empty()) return out;
+  out.meta = runs.front().report.meta;
+  out.meta.incomplete = false; // recomputed from every rank below
+  out.meta.incomplete_reason.clear();
+  std::map<std::string, int> device_ids;
+  std::map<std::string, int> users;
+  for (const auto& run : runs) ++users[gpu_key(run.who)];
+  json ranks = json::array();
+  std::set<std::string> hosts;
+  for (auto& run : runs) {
+    if (!run.who.host.empty()) hosts.insert(run.who.host); // a lost rank's host is unknown
+    const auto renumber = merge_devices(run, out, device_ids);
+    ranks.push_back(rank_entry(run, runs, users, renumber));
+    note_incomplete(out, run);
+  }
+  json agg_points = merge_points(runs, out, skews);
   std::size_t shared = 0;
   for (const auto& [key, n] : users)
     if (!key.empty() && n > 1) shared += n;
@@ -262,7 +287,7 @@ run_report merge_rank_runs(std::vector<rank_run> runs, const std::string& mode,
                        {"ranks", runs.size()},
                        {"nodes", hosts.size()},
                        {"ranks_sharing_a_gpu", shared},
-                       {"points", agg_points}};
+                       {"points", std::move(agg_points)}};
   return out;
 }
 
