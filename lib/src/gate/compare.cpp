@@ -306,6 +306,29 @@ json identity_params(const json& params) {
   return p;
 }
 
+namespace {
+
+/// Why an interval gave no verdict, and what would give one.
+std::string why_inconclusive(const measurement_verdict& v, const compare_options& opts,
+                             double threshold, double allowance) {
+  if (!v.bounded)
+    return fmt::format("{} runs vs {}: too few for a {:.0f}% interval; give at least 3 runs a "
+                       "side",
+                       v.base_runs, v.new_runs, 100 * (1 - opts.alpha));
+  if (!v.between_runs && v.lo > threshold)
+    return fmt::format("one run on a side: between-run noise unknown, so a slowdown must lie "
+                       "beyond {:.1f}% (threshold + {:.1f}%); give several runs a side",
+                       100 * v.limit, 100 * allowance);
+  if (!v.between_runs && v.lo >= -opts.margin() && v.hi <= opts.margin())
+    return fmt::format("one run on a side: within {:.1f}% in this run, but between-run noise "
+                       "({:.1f}% assumed) is unknown, so \"same\" cannot be shown; give at "
+                       "least 3 runs a side",
+                       100 * opts.margin(), 100 * allowance);
+  return "interval neither beyond the threshold nor within the equivalence margin";
+}
+
+} // namespace
+
 measurement_verdict judge_runs(const std::vector<std::vector<double>>& base,
                                const std::vector<std::vector<double>>& candidate,
                                const compare_options& opts, double threshold) {
@@ -362,24 +385,7 @@ measurement_verdict judge_runs(const std::vector<std::vector<double>>& base,
   limits.same_margin = opts.margin();
   limits.allowance = allowance;
   v.outcome = judge_interval(v.lo, v.hi, v.bounded, limits);
-  if (v.outcome == verdict::inconclusive) {
-    if (!est.bounded) {
-      v.note = fmt::format("{} runs vs {}: too few for a {:.0f}% interval; give at least 3 runs a "
-                           "side",
-                           v.base_runs, v.new_runs, 100 * (1 - opts.alpha));
-    } else if (!v.between_runs && v.lo > threshold) {
-      v.note = fmt::format("one run on a side: between-run noise unknown, so a slowdown must lie "
-                           "beyond {:.1f}% (threshold + {:.1f}%); give several runs a side",
-                           100 * v.limit, 100 * allowance);
-    } else if (!v.between_runs && v.lo >= -opts.margin() && v.hi <= opts.margin()) {
-      v.note = fmt::format("one run on a side: within {:.1f}% in this run, but between-run noise "
-                           "({:.1f}% assumed) is unknown, so \"same\" cannot be shown; give at "
-                           "least 3 runs a side",
-                           100 * opts.margin(), 100 * allowance);
-    } else {
-      v.note = "interval neither beyond the threshold nor within the equivalence margin";
-    }
-  }
+  if (v.outcome == verdict::inconclusive) v.note = why_inconclusive(v, opts, threshold, allowance);
   return v;
 }
 
