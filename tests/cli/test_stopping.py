@@ -1,7 +1,7 @@
 """--stopping chooses the rule that ends sampling (stable, the default, or nvbench's entropy),
 --reject-throttled drops GPU samples the SM clock fell during; both are measurement options,
 recorded in meta.options and repeated by rerun, and bad values exit 2 naming the option
-(docs/methodology.md, "Stopping" and "Throttled samples")."""
+(docs/methodology.md, "Stopping" and "The SM clock of each sample")."""
 import json
 import os
 import unittest

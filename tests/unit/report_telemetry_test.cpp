@@ -205,7 +205,7 @@ TEST_CASE("tables: a timestamps row says its clock, and the timing survives a ro
   CHECK(back.results.at(0).measurements.at(1).timing == gpu_timing::timestamps);
 }
 
-TEST_CASE("table: an entropy stop and dropped throttled samples are said, and survive a file",
+TEST_CASE("table: an entropy stop and discarded throttled samples are said, and survive a file",
           "[report]") {
   auto m = test::finalized("kernel", {1e-5, 1.1e-5, 1.2e-5});
   m.stopped = stop_reason::entropy;
@@ -213,19 +213,23 @@ TEST_CASE("table: an entropy stop and dropped throttled samples are said, and su
   m.stopping = json{{"rule", "entropy"}, {"angle_deg", 0.01}, {"r2", 0.9}};
   m.throttled = json{{"fraction", 0.95},  {"applied", true}, {"median_sm_clock_mhz", 1980.0},
                      {"with_reading", 2}, {"kept", 3},       {"rejected", 1}};
+  m.sm_clock = json{{"source", "gpu"}, {"median_mhz", 1980.0}, {"min_mhz", 1965.0},
+                    {"samples", 3},    {"unresolved", 0},      {"resolution_ns", 32.0}};
   auto none = test::finalized("h2d", {1e-5, 1.1e-5});
   none.throttled = json{{"fraction", 0.95}, {"applied", true}, {"kept", 2}, {"rejected", 0}};
   const auto text = unwrapped(table(report_with({m, none})));
   CHECK(text.find(" entropy ") != std::string::npos);
   CHECK(text.find("entropy = stopped when the samples' entropy stopped growing") !=
         std::string::npos);
-  CHECK(text.find("[kernel] throttled: 1 of 4 samples dropped (SM clock below 95% of its median "
-                  "1980 MHz") != std::string::npos);
+  CHECK(text.find("[kernel] throttled: 1 of 4 samples discarded (SM clock on the GPU below 95% "
+                  "of its running median, 1980 MHz") != std::string::npos);
   CHECK(text.find("[h2d] throttled") == std::string::npos); // nothing dropped: no line
   const auto j = to_json(report_with({m}));
   const auto back = report_from_json(j).results.at(0).measurements.at(0);
   CHECK(back.stopped == stop_reason::entropy);
   CHECK(back.stopping == m.stopping);
   CHECK(back.throttled == m.throttled);
+  CHECK(back.sm_clock == m.sm_clock);
   CHECK(j["results"][0]["measurements"][0].contains("throttled_samples"));
+  CHECK(j["results"][0]["measurements"][0].contains("sm_clock"));
 }

@@ -20,6 +20,7 @@ public:
   std::vector<std::string> calls;
   int time_out_at = 0;
   bool telemetry = true;
+  bool clock = false; ///< has SM clock probes
 
   void flush(l2_flush_mode mode, cudaStream_t /*s*/) override {
     calls.push_back(std::string("flush:") + std::string(to_string(mode)));
@@ -39,6 +40,17 @@ public:
   nlohmann::json telemetry_stop() override {
     calls.emplace_back("telemetry:stop");
     return {{"recorded", true}};
+  }
+
+  double clock_open() override {
+    calls.emplace_back("clock:open");
+    return clock ? 32 : 0;
+  }
+  void clock_begin(cudaStream_t /*s*/) override { calls.emplace_back("clock:begin"); }
+  void clock_end(cudaStream_t /*s*/) override { calls.emplace_back("clock:end"); }
+  std::optional<sm_clock_sample> clock_read() override {
+    calls.emplace_back("clock:read");
+    return sm_clock_sample{1980.0 * 100, 1e5}; // 1980 MHz over 100 us
   }
 
   [[nodiscard]] long count(const std::string& word) const {
@@ -70,10 +82,7 @@ TEST_CASE("sampler_frame: pre-run, then the gate and telemetry, then flushed hel
   CHECK(frame.holding());
   frame.preload([&](cudaStream_t) { dev.calls.emplace_back("body"); });
   const auto outcome = frame.sample("kernel", three_samples(), [&] {
-    frame.enqueue([&] {
-      frame.flush();
-      dev.calls.emplace_back("body");
-    });
+    frame.enqueue([&] { dev.calls.emplace_back("body"); }); // the frame flushes first
     return 1e-3;
   });
   measurement m;
@@ -81,8 +90,8 @@ TEST_CASE("sampler_frame: pre-run, then the gate and telemetry, then flushed hel
   frame.finish(m);
   CHECK(outcome.samples.size() == 3);
   const std::vector<std::string> sample = {"block", "flush:read", "body", "release", "sync"};
-  std::vector<std::string> expected = {"flush:read", "body", "sync", "gate:kernel",
-                                       "telemetry:start"};
+  std::vector<std::string> expected = {"clock:open", "flush:read",  "body",
+                                       "sync",       "gate:kernel", "telemetry:start"};
   for (int i = 0; i < 3; ++i) expected.insert(expected.end(), sample.begin(), sample.end());
   expected.emplace_back("telemetry:stop");
   CHECK(dev.calls == expected);
@@ -103,6 +112,7 @@ TEST_CASE("sampler_frame: every strategy passes the gate once, measured or not",
     recording_device dev;
     sampler_steps steps;
     steps.telemetry = false;
+    steps.clock = false;
     sampler_frame frame(dev, nullptr, l2_flush_mode::none, steps);
     CHECK_FALSE(frame.started());
     frame.finish("kernel (energy)");
@@ -116,15 +126,13 @@ TEST_CASE("sampler_frame: the steps a strategy leaves out are not taken", "[meas
   steps.flush = false;
   steps.hold = false;
   steps.telemetry = false;
+  steps.clock = false;
   sampler_frame frame(dev, nullptr, l2_flush_mode::write, steps);
   CHECK_FALSE(frame.cold());
   CHECK(frame.flush_mode() == l2_flush_mode::none);
   CHECK_FALSE(frame.holding());
   frame.preload([&](cudaStream_t) { dev.calls.emplace_back("body"); });
-  CHECK(frame.enqueue([&] {
-    frame.flush();
-    dev.calls.emplace_back("body");
-  }));
+  CHECK(frame.enqueue([&] { dev.calls.emplace_back("body"); }));
   measurement m;
   m.name = "batch";
   m.telemetry = {{"kept", true}};
@@ -180,7 +188,31 @@ TEST_CASE("sampler_frame: an enqueue that throws still releases the blocker", "[
   sampler_frame frame(dev, nullptr, l2_flush_mode::none, sampler_steps{});
   CHECK_THROWS_AS(frame.enqueue([] { throw std::runtime_error("launch failed"); }),
                   std::runtime_error);
-  CHECK(dev.calls == std::vector<std::string>{"block", "release"});
+  CHECK(dev.calls == std::vector<std::string>{"clock:open", "block", "release"});
+}
+
+TEST_CASE("sampler_frame: the clock probes bracket a sample's timed work, after the flush",
+          "[measure][frame]") {
+  recording_device dev;
+  dev.clock = true;
+  sampler_frame frame(dev, nullptr, l2_flush_mode::read, sampler_steps{});
+  CHECK(frame.enqueue([&] { dev.calls.emplace_back("body"); }));
+  CHECK(dev.calls == std::vector<std::string>{"clock:open", "block", "flush:read", "clock:begin",
+                                              "body", "clock:end", "release", "sync",
+                                              "clock:read"});
+  SECTION("the sample's clock becomes the measurement's") {
+    auto o = three_samples();
+    const auto out = frame.sample("kernel", o, [&] {
+      frame.enqueue([] {});
+      return 1e-3;
+    });
+    measurement m;
+    m.name = "kernel";
+    frame.finish(m);
+    CHECK(out.samples.size() == 3);
+    CHECK(m.sm_clock.at("median_mhz") == Approx(1980));
+    CHECK(m.sm_clock.at("samples") == 3);
+  }
 }
 
 TEST_CASE("sampler_frame: a strategy that throws closes the telemetry scope", "[measure][frame]") {
@@ -189,5 +221,6 @@ TEST_CASE("sampler_frame: a strategy that throws closes the telemetry scope", "[
     sampler_frame frame(dev, nullptr, l2_flush_mode::none, sampler_steps{});
     frame.start("kernel");
   }
-  CHECK(dev.calls == std::vector<std::string>{"gate:kernel", "telemetry:start", "telemetry:stop"});
+  CHECK(dev.calls ==
+        std::vector<std::string>{"clock:open", "gate:kernel", "telemetry:start", "telemetry:stop"});
 }

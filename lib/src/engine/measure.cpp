@@ -29,14 +29,16 @@ std::unique_ptr<stopping_criterion> make_stopping_criterion(const measure_option
 
 sampling_outcome sample_until_stable(const measure_options& opts,
                                      const std::function<double()>& sample,
-                                     const std::function<bool()>& stop_requested) {
+                                     const std::function<bool()>& stop_requested,
+                                     const std::function<bool()>& discard) {
   const auto rule = make_stopping_criterion(opts);
-  return sample_until_stable(opts, *rule, sample, stop_requested);
+  return sample_until_stable(opts, *rule, sample, stop_requested, discard);
 }
 
 sampling_outcome sample_until_stable(const measure_options& opts, stopping_criterion& rule,
                                      const std::function<double()>& sample,
-                                     const std::function<bool()>& stop_requested) {
+                                     const std::function<bool()>& stop_requested,
+                                     const std::function<bool()>& discard) {
   using clock = std::chrono::steady_clock;
   const auto started = clock::now();
   const auto elapsed = [&] {
@@ -58,6 +60,8 @@ sampling_outcome sample_until_stable(const measure_options& opts, stopping_crite
     const double t = sample();
     if (std::isnan(t)) {
       ++out.invalid;
+    } else if (discard && discard()) {
+      out.discarded.push_back(t);
     } else {
       out.samples.push_back(t);
       sampled += t;
@@ -77,7 +81,8 @@ sampling_outcome sample_until_stable(const measure_options& opts, stopping_crite
     }
     // Past the timeout, sampling still waits for one valid sample so the measurement has data,
     // but a run of invalid ones cannot keep it going.
-    if (elapsed() >= opts.timeout && (!out.samples.empty() || out.invalid >= 3)) {
+    if (elapsed() >= opts.timeout &&
+        (!out.samples.empty() || out.invalid + out.discarded.size() >= 3)) {
       out.stopped = stop_reason::timeout;
       break;
     }
@@ -122,8 +127,7 @@ double event_sample(sampler_frame& frame, const cuda::event& start, const cuda::
                     std::uint64_t hold_ns = 0) {
   using clock = std::chrono::steady_clock;
   const cudaStream_t s = frame.stream();
-  const bool valid = frame.enqueue([&] {
-    frame.flush(); // outside the timed region
+  const bool valid = frame.enqueue([&] { // after the frame's flush and clock probe
     if (hold_ns > 0) cuda::launch_delay_ns(hold_ns, s);
     start.record(s);
     const auto t0 = clock::now();
@@ -178,9 +182,8 @@ measurement gpu_sampler::run(std::string name, const measure_options& opts, work
     return x;
   });
   const bool blocked = frame.holding();
-  // The enqueue times of the samples taken (those --reject-throttled dropped included).
-  const std::size_t taken =
-      outcome.samples.size() + outcome.throttled.value("rejected", std::size_t{0});
+  // The enqueue times of the samples taken (those --reject-throttled discarded included).
+  const std::size_t taken = outcome.samples.size() + outcome.discarded.size();
   const std::size_t warmups = enqueue.size() - std::min(enqueue.size(), taken);
   enqueue.erase(enqueue.begin(), enqueue.begin() + static_cast<std::ptrdiff_t>(warmups));
   auto m = from_samples(std::move(name), clock_kind::gpu, std::move(outcome), std::move(work),
@@ -267,8 +270,7 @@ gpu_sampler::run_timestamps(std::string name, const measure_options& opts, work_
   sampler_frame frame(*dev, stream_, flush_for(opts), sampler_steps{});
   // A body that throws leaves the window open: the tracer's destructor closes it.
   const auto one = [&] {
-    const bool valid = frame.enqueue([&] {
-      frame.flush(); // before begin(): not part of the sample
+    const bool valid = frame.enqueue([&] { // after the frame's flush: not part of the sample
       trace->begin();
       body(stream_);
       trace->end();

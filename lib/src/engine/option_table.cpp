@@ -191,8 +191,9 @@ std::vector<option_spec> make_table() {
                                 "(CUPTI), as rows '<name> (timestamps)'",
                                 k::flag, 0, 0, &measure_options::timestamps));
   push_gpu_sampling(measure_row("reject-throttled",
-                                "drop each GPU sample during which the SM clock fell below this "
-                                "fraction of the measurement's median (NVML); 0: off",
+                                "discard each GPU sample whose SM clock, counted on the GPU "
+                                "across it, fell below this fraction of the median so far, "
+                                "before the stopping rule sees it; 0: off",
                                 k::number, 0, 1, &measure_options::reject_throttled));
   table.push_back(
       row("energy",

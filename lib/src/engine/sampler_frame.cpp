@@ -3,6 +3,7 @@
 #include "gpubench/cuda/blocking_kernel.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/runtime.hpp"
+#include "gpubench/cuda/sm_clock_probe.hpp"
 #include "gpubench/engine/measurement_start.hpp"
 #include "gpubench/telemetry/telemetry.hpp"
 
@@ -20,8 +21,6 @@ namespace {
 /// serialized (compute-sanitizer, CUDA_LAUNCH_BLOCKING=1...), so every later blocker would wait
 /// its full timeout too.
 std::atomic<bool> blocking_unusable{false};
-/// --reject-throttled without telemetry is said once per process, not once per measurement.
-std::atomic<bool> throttled_warned{false};
 
 class cuda_frame_device final : public frame_device {
 public:
@@ -46,12 +45,24 @@ public:
   void telemetry_start() override { telemetry_->start(); }
   nlohmann::json telemetry_stop() override { return telemetry_->stop(); }
   std::vector<gpu_reading> telemetry_readings() override { return telemetry_->readings(); }
+  double clock_open() override {
+    if (!probe_) probe_.emplace();
+    return static_cast<double>(cuda::globaltimer_resolution_ns());
+  }
+  void clock_begin(cudaStream_t s) override { probe_->begin(s); }
+  void clock_end(cudaStream_t s) override { probe_->end(s); }
+  std::optional<sm_clock_sample> clock_read() override {
+    const auto stamp = probe_->read();
+    if (!stamp) return std::nullopt;
+    return sm_clock_sample{static_cast<double>(stamp->cycles), static_cast<double>(stamp->ns)};
+  }
 
 private:
   cuda::l2_flusher* flusher_;
   telemetry_source* telemetry_;
   // The blocking kernel gives up after 1 s, far longer than any enqueue of one sample's work.
   std::optional<cuda::blocking_kernel> blocker_;
+  std::optional<cuda::sm_clock_probe> probe_;
 };
 } // namespace
 
@@ -66,7 +77,8 @@ std::unique_ptr<frame_device> make_cuda_frame_device(cuda::l2_flusher* flusher,
 sampler_frame::sampler_frame(frame_device& dev, cudaStream_t stream, l2_flush_mode flush,
                              sampler_steps steps)
     : dev_(dev), stream_(stream), flush_(steps.flush ? flush : l2_flush_mode::none), steps_(steps),
-      holding_(steps.hold && !blocking_unusable.load()) {}
+      holding_(steps.hold && !blocking_unusable.load()),
+      clock_resolution_ns_(steps.clock ? dev_.clock_open() : 0) {}
 
 sampler_frame::~sampler_frame() {
   if (telemetry_open_) (void)dev_.telemetry_stop(); // a strategy that threw
@@ -84,15 +96,20 @@ void sampler_frame::preload(const std::function<void(cudaStream_t)>& body) {
 
 bool sampler_frame::enqueue(const std::function<void()>& enqueue) {
   const bool hold = holding_;
+  const bool clock = clock_resolution_ns_ > 0;
   if (hold) dev_.block(stream_);
   try {
+    flush(); // outside the timed region and the clock's window
+    if (clock) dev_.clock_begin(stream_);
     enqueue();
+    if (clock) dev_.clock_end(stream_);
   } catch (...) {
     if (hold) dev_.release();
     throw;
   }
   if (hold) dev_.release();
   dev_.synchronize(stream_);
+  last_clock_ = clock ? dev_.clock_read() : std::nullopt;
   if (!hold || !dev_.timed_out()) return true;
   holding_ = false;
   if (steps_.hold_loss_is_process_wide && !blocking_unusable.exchange(true))
@@ -115,49 +132,58 @@ void sampler_frame::start(std::string_view name) {
 sampling_outcome sampler_frame::sample(std::string_view name, const measure_options& opts,
                                        const std::function<double()>& sample) {
   start(name);
-  if (opts.reject_throttled <= 0 || !steps_.telemetry) return sample_until_stable(opts, sample);
-  // Each valid sample's host window, warm-up included (the last ones are the kept samples').
-  std::vector<sample_window> windows;
-  auto out = sample_until_stable(opts, [&] {
-    const auto begin = std::chrono::steady_clock::now();
-    const double x = sample();
-    if (!std::isnan(x)) windows.push_back({begin, std::chrono::steady_clock::now()});
-    return x;
-  });
-  reject_throttled(out, std::move(windows), opts.reject_throttled);
+  const double fraction = opts.reject_throttled;
+  clock_judge judge(fraction, clock_resolution_ns_);
+  // The host windows of the kept samples, for NVML's second opinion.
+  const bool nvml = fraction > 0 && telemetry_open_;
+  std::vector<sample_window> kept_windows;
+  sample_window last{};
+  auto out = sample_until_stable(
+      opts,
+      [&] {
+        last_clock_.reset();
+        last.begin = std::chrono::steady_clock::now();
+        const double x = sample();
+        if (!std::isnan(x)) {
+          last.end = std::chrono::steady_clock::now();
+          judge.seen(last_clock_);
+        }
+        return x;
+      },
+      {},
+      [&] {
+        const bool drop = judge.discard();
+        if (!drop && nvml) kept_windows.push_back(last);
+        return drop;
+      });
+  if (out.samples.empty() && !out.discarded.empty()) {
+    // Every sample was throttled: the measurement keeps them, and the record says so.
+    out.samples = std::move(out.discarded);
+    out.discarded.clear();
+    judge.keep_all();
+  }
+  clock_record_ = judge.sm_clock();
+  if (fraction <= 0) return out;
+  out.throttled = judge.record(out.samples.size());
+  if (nvml) nvml_opinion(out, kept_windows, fraction);
   return out;
 }
 
-void sampler_frame::reject_throttled(sampling_outcome& out, std::vector<sample_window> windows,
-                                     double fraction) {
-  windows.erase(windows.begin(),
-                windows.begin() +
-                    static_cast<std::ptrdiff_t>(windows.size() -
-                                                std::min(windows.size(), out.samples.size())));
-  std::string missing;
-  if (telemetry_open_) {
-    telemetry_open_ = false;
-    closed_telemetry_ = dev_.telemetry_stop();
-    if (!closed_telemetry_->value("available", false))
-      missing = closed_telemetry_->value("reason", std::string("telemetry unavailable"));
-  } else {
-    missing = "no telemetry source";
-  }
-  if (missing.empty()) {
-    out.throttled =
-        reject_throttled_samples(out.samples, windows, dev_.telemetry_readings(), fraction);
+void sampler_frame::nvml_opinion(sampling_outcome& out,
+                                 const std::vector<sample_window>& kept_windows, double fraction) {
+  telemetry_open_ = false;
+  closed_telemetry_ = dev_.telemetry_stop();
+  if (!closed_telemetry_->value("available", false)) {
+    out.throttled["nvml"] = {
+        {"reason", closed_telemetry_->value("reason", std::string("telemetry unavailable"))}};
     return;
   }
-  out.throttled = throttled_not_checked(fraction, "no telemetry: " + missing);
-  if (!throttled_warned.exchange(true))
-    std::fprintf(stderr,
-                 "gpubench: warning: --reject-throttled needs GPU telemetry (NVML), which is "
-                 "unavailable (%s); no sample is rejected\n",
-                 missing.c_str());
+  out.throttled["nvml"] = nvml_throttle_opinion(kept_windows, dev_.telemetry_readings(), fraction);
 }
 
 void sampler_frame::finish(measurement& m) {
   start(m.name);
+  if (!clock_record_.empty()) m.sm_clock = std::move(clock_record_);
   if (closed_telemetry_) {
     m.telemetry = std::move(*closed_telemetry_);
     closed_telemetry_.reset();

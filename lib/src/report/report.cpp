@@ -162,12 +162,12 @@ void write_note(std::ostream& os, const std::string& text) {
   write_wrapped(os, text, output_width(), "  ", "    ");
 }
 
-/// The note of a measurement whose --reject-throttled dropped samples ("" when none was dropped).
+/// The note of a measurement whose --reject-throttled discarded samples ("" when none was).
 std::string throttled_line(const nlohmann::json& t) {
   const auto dropped = t.value("rejected", std::size_t{0});
   if (dropped == 0) return {};
-  return fmt::format("throttled: {} of {} samples dropped (SM clock below {:g}% of its median "
-                     "{:.0f} MHz; --reject-throttled)",
+  return fmt::format("throttled: {} of {} samples discarded (SM clock on the GPU below {:g}% of "
+                     "its running median, {:.0f} MHz; --reject-throttled)",
                      dropped, dropped + t.value("kept", std::size_t{0}),
                      t.value("fraction", 0.0) * 100, t.value("median_sm_clock_mhz", 0.0));
 }

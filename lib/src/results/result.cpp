@@ -99,6 +99,7 @@ json to_json(const measurement& m) {
   if (m.invalid_samples > 0) j["invalid_samples"] = m.invalid_samples;
   if (!m.stopping.empty()) j["stopping"] = m.stopping;
   if (!m.throttled.empty()) j["throttled_samples"] = m.throttled;
+  if (!m.sm_clock.empty()) j["sm_clock"] = m.sm_clock;
   if (m.batch_launches > 0) {
     j["batch_launches"] = m.batch_launches;
     j["batch_launch_free"] = m.batch_launch_free;
@@ -316,11 +317,13 @@ void sampling_from(const reader& r, measurement& m) {
     m.batch_launch_free = *b;
 }
 
-/// The objects kept as they are: telemetry, the stopping rule, throttled samples, energy.
+/// The objects kept as they are: telemetry, the stopping rule, throttled samples, the SM clock,
+/// energy.
 void records_from(const reader& r, measurement& m) {
   if (const auto* t = r.maybe("telemetry", json::value_t::object)) m.telemetry = *t;
   if (const auto* st = r.maybe("stopping", json::value_t::object)) m.stopping = *st;
   if (const auto* th = r.maybe("throttled_samples", json::value_t::object)) m.throttled = *th;
+  if (const auto* c = r.maybe("sm_clock", json::value_t::object)) m.sm_clock = *c;
   if (const auto* e = r.maybe("energy", json::value_t::object)) m.energy = *e;
 }
 

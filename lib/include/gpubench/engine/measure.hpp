@@ -160,12 +160,16 @@ measurement measure_host(std::string name, const measure_options& opts, work_cou
 /// interruption ends the loop after the current sample, and one that comes before the first
 /// sample leaves `samples` empty (the runner then drops the measurement; runner.cpp).
 /// A sample that returns NaN is invalid: it is counted, not kept, and does not end warm-up early.
+/// `discard`, when given, is asked after each valid sample past warm-up: true keeps the sample out
+/// of `samples` and away from the rule (--reject-throttled), in `discarded`; past the timeout
+/// three discarded or invalid samples end sampling as invalid ones do.
 /// Exposed for tests of the stopping criterion.
 struct sampling_outcome {
   std::vector<double> samples;
   bool converged = false;
   stop_reason stopped = stop_reason::interrupted;
   std::size_t invalid = 0;
+  std::vector<double> discarded;                      ///< the samples `discard` kept out, in order
   nlohmann::json stopping = nlohmann::json::object(); ///< the rule's record (measurement::stopping)
   /// --reject-throttled's record (measurement::throttled), filled by the sampler frame.
   nlohmann::json throttled = nlohmann::json::object();
@@ -173,10 +177,12 @@ struct sampling_outcome {
 
 sampling_outcome sample_until_stable(const measure_options& opts,
                                      const std::function<double()>& sample,
-                                     const std::function<bool()>& stop_requested = {});
+                                     const std::function<bool()>& stop_requested = {},
+                                     const std::function<bool()>& discard = {});
 /// The same loop with the rule `rule` (reset first) instead of the one `opts` names.
 sampling_outcome sample_until_stable(const measure_options& opts, stopping_criterion& rule,
                                      const std::function<double()>& sample,
-                                     const std::function<bool()>& stop_requested = {});
+                                     const std::function<bool()>& stop_requested = {},
+                                     const std::function<bool()>& discard = {});
 
 } // namespace gpubench

@@ -1,7 +1,9 @@
 #pragma once
 // The steps every GPU sampler shares, composed in one place: the L2 flush before each sample, the
-// blocking kernel that holds the stream while a sample is enqueued, the untimed pre-run that loads
-// the body's kernels (lazy module loading), the --concurrent start gate and the telemetry scope.
+// blocking kernel that holds the stream while a sample is enqueued, the SM clock probes around
+// each sample (and --reject-throttled, judged on them as samples are taken), the untimed pre-run
+// that loads the body's kernels (lazy module loading), the --concurrent start gate and the
+// telemetry scope.
 // The samplers (events, batch and timestamps in measure.cpp, energy in energy_sampler.cpp) are
 // strategies over a sampler_frame: each says which steps it takes (sampler_steps) and what one
 // sample is; the order of the steps is the frame's (architecture.md, "The samplers").
@@ -47,6 +49,14 @@ public:
   virtual nlohmann::json telemetry_stop() = 0;
   /// The stamped readings of the scope telemetry_stop() closed (telemetry_source::readings()).
   virtual std::vector<gpu_reading> telemetry_readings() { return {}; }
+  /// The SM clock probes (cuda/sm_clock_probe.hpp). clock_open() is called once, before any
+  /// sample is held, and returns the timer's resolution in ns (0: the device has no probe, and
+  /// samples get no clock); clock_begin/clock_end bracket a sample's timed work on `s`;
+  /// clock_read() gives what they counted once the stream has passed clock_end.
+  virtual double clock_open() { return 0; }
+  virtual void clock_begin(cudaStream_t /*s*/) {}
+  virtual void clock_end(cudaStream_t /*s*/) {}
+  virtual std::optional<sm_clock_sample> clock_read() { return std::nullopt; }
 };
 
 /// The real device: cuda::l2_flusher, cuda::blocking_kernel (1 s timeout), the thread's
@@ -59,6 +69,7 @@ struct sampler_steps {
   bool flush = true;     ///< flush L2 (as effective_l2_flush says) before the pre-run and samples
   bool hold = true;      ///< enqueue each sample behind the blocking kernel
   bool telemetry = true; ///< record what the GPU was doing into the measurement
+  bool clock = true;     ///< count each sample's SM clock on the GPU (and judge it)
   /// A blocker that times out means launches are serialized in this process (a tool): later
   /// measurements are timed without one too (launch_free_timing_usable()). false: only this
   /// measurement stops holding.
@@ -72,6 +83,7 @@ inline sampler_steps back_to_back_steps() {
   s.flush = false;
   s.hold = false;
   s.telemetry = false;
+  s.clock = false;
   return s;
 }
 
@@ -96,27 +108,29 @@ public:
   /// Samples are still enqueued behind the blocking kernel.
   [[nodiscard]] bool holding() const noexcept { return holding_; }
 
-  /// Enqueues the samples' flush (nothing when not cold); outside any timed region.
-  void flush();
   /// The untimed pre-run: the flush, `body`, then the host waits for the stream. Kernels load at
   /// their first launch, and a load can wait for an idle GPU: behind the blocking kernel it would
   /// stall until the blocker's timeout, so every kernel the samples launch is launched here first.
   void preload(const std::function<void(cudaStream_t)>& body);
-  /// One sample's enqueue: `enqueue` puts the work on the stream, behind the blocking kernel while
-  /// holding (released once the work is enqueued, or when `enqueue` throws); then the host waits
-  /// for the stream. False when the blocker gave up before its release (the host waited for the
-  /// GPU while enqueuing): the sample is not launch-free, and holding stops.
+  /// One sample's enqueue, behind the blocking kernel while holding (released once the work is
+  /// enqueued, or when `enqueue` throws): the flush (when cold), the opening clock probe,
+  /// `enqueue` (the sample's timed work), the closing probe; then the host waits for the stream.
+  /// False when the blocker gave up before its release (the host waited for the GPU while
+  /// enqueuing): the sample is not launch-free, and holding stops.
   bool enqueue(const std::function<void()>& enqueue);
   /// The start gate (once; later calls do nothing), then the telemetry scope opens.
   void start(std::string_view name);
   [[nodiscard]] bool started() const noexcept { return started_; }
-  /// start(name), then the stopping rule over `sample` (sample_until_stable). With
-  /// --reject-throttled (opts.reject_throttled > 0) and the telemetry step, the telemetry scope
-  /// closes right after the last sample and the samples the SM clock fell during are dropped
-  /// (engine/throttled.hpp; outcome.throttled says what was done).
+  /// start(name), then the stopping rule over `sample` (sample_until_stable). Each valid sample's
+  /// SM clock (from the probes of its enqueue) is recorded; with --reject-throttled
+  /// (opts.reject_throttled > 0) a sample whose clock fell below the fraction of the running
+  /// median is discarded before the rule sees it (engine/throttled.hpp; outcome.throttled says
+  /// what was done), and with the telemetry step the telemetry scope closes right after the last
+  /// sample for NVML's second opinion.
   sampling_outcome sample(std::string_view name, const measure_options& opts,
                           const std::function<double()>& sample);
-  /// Passes the gate if nothing did yet; closes the telemetry scope into `m.telemetry`.
+  /// Passes the gate if nothing did yet; closes the telemetry scope into `m.telemetry`; the
+  /// samples' clock record goes to `m.sm_clock`.
   void finish(measurement& m);
   /// finish() for a strategy that records no measurement of its own (energy).
   void finish(std::string_view name);
@@ -131,7 +145,12 @@ private:
   bool telemetry_open_ = false;
   /// The telemetry of a scope closed before finish() (--reject-throttled), for finish() to keep.
   std::optional<nlohmann::json> closed_telemetry_;
-  void reject_throttled(sampling_outcome& out, std::vector<sample_window> windows, double fraction);
+  double clock_resolution_ns_ = 0;            ///< 0: no clock probes
+  std::optional<sm_clock_sample> last_clock_; ///< the last enqueue's
+  nlohmann::json clock_record_;               ///< the sampled measurement's "sm_clock"
+  void flush();
+  void nvml_opinion(sampling_outcome& out, const std::vector<sample_window>& kept_windows,
+                    double fraction);
 };
 
 } // namespace gpubench

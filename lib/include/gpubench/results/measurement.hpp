@@ -65,9 +65,13 @@ struct measurement {
   /// The stopping rule and what it recorded ("stopping" in the JSON; stopping.hpp); empty in
   /// files written before it was recorded.
   nlohmann::json stopping = nlohmann::json::object();
-  /// --reject-throttled: the samples dropped because the SM clock fell during them
+  /// --reject-throttled: the samples discarded because the SM clock fell during them
   /// ("throttled_samples" in the JSON; engine/throttled.hpp); empty when not asked for.
   nlohmann::json throttled = nlohmann::json::object();
+  /// GPU clock: the SM clock the GPU counted across the kept samples ("sm_clock" in the JSON:
+  /// median_mhz, min_mhz, samples, unresolved, resolution_ns; engine/throttled.hpp); empty for
+  /// host rows, energy rows and files written before it was recorded.
+  nlohmann::json sm_clock = nlohmann::json::object();
   long batch_launches = 0; ///< launches per sample (gpu_timing::batch only)
   /// gpu_timing::batch: the launches were held behind the blocking kernel (the GPU ran them back
   /// to back whatever the host's launch rate); false when the blocker could not be used.
