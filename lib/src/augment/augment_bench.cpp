@@ -174,179 +174,248 @@ void derive(result& r, int batch) {
     r.derived["fastest_cpu"] = fastest;
 }
 
-result run_augment_point(const point_view& point, run_context& ctx) {
-  const auto& opts = ctx.options();
-  const augment_config cfg = augment_config_from_point(point);
-  const augment_shape shape = make_augment_shape(cfg);
-  const impl_choice impl = impls_of(point);
-  const std::string input_dir = point.text("input");
-  const std::string samples_dir = point.text("save-samples");
-  const auto batch = static_cast<std::size_t>(cfg.batch);
-  const std::size_t in_bytes = batch * cfg.channels * shape.input_pixels();
-  const std::size_t out_n = batch * cfg.channels * shape.output_pixels();
-  const std::string label = fmt::format("augment batch {}", cfg.batch);
-  auto& pool = ctx.cpu_pool();
+/// One point's host side: the configuration, the input batch (synthetic or loaded), the drawn
+/// parameters, the CPU reference's output (what GPU outputs are checked against) and the CPU rows.
+class augment_host {
+public:
+  augment_host(const point_view& point, run_context& ctx)
+      : opts_(ctx.options()), ctx_(ctx), pool_(ctx.cpu_pool()),
+        cfg(augment_config_from_point(point)), shape(make_augment_shape(cfg)),
+        batch(static_cast<std::size_t>(cfg.batch)),
+        in_bytes(batch * cfg.channels * shape.input_pixels()),
+        out_n(batch * cfg.channels * shape.output_pixels()), input(make_input()),
+        samples(draw_augment_samples(cfg, opts_.seed, 0, cfg.batch)), ref(out_n),
+        samples_dir_(point.text("save-samples")), cv_out_(with_opencv_ ? out_n : 0) {
+    if (const std::string dir = point.text("input"); dir.empty())
+      fill_synthetic_images(input.as<std::uint8_t>(), cfg, opts_.seed, cfg.batch, pool_);
+    else
+      load_input_images(input.as<std::uint8_t>(), cfg, dir, cfg.batch);
+    reference(); // the result GPU outputs are checked against, also when not timed
+  }
 
-  result r;
-  r.params = point.values();
-  // The device first: a batch too large for the GPU is reported as that (the point is skipped
-  // with what it needs), not as the host memory the same batch would also lack.
-  if (!opts.cpu_only) require_fit(shape, impl, point.device());
-  const bool with_opencv = augment_opencv::built_in();
-  require_host_memory(in_bytes + out_n * sizeof(float) * (with_opencv ? 2 : 1) +
-                          (opts.cpu_only ? 0 : out_n * dtype_size(cfg.out)),
-                      label);
-  host_buffer input(in_bytes, opts.cpu_only ? host_memory::pageable : host_memory::pinned);
-  if (input_dir.empty())
-    fill_synthetic_images(input.as<std::uint8_t>(), cfg, opts.seed, cfg.batch, pool);
-  else
-    load_input_images(input.as<std::uint8_t>(), cfg, input_dir, cfg.batch);
-  const auto samples = draw_augment_samples(cfg, opts.seed, 0, cfg.batch);
-  std::vector<float> ref(out_n);
-  const auto reference = [&] {
-    augment_cpu::augment_batch(input.as<std::uint8_t>(), shape, samples, ref.data(), pool);
-  };
-  const double images = static_cast<double>(batch);
-  // The CPU reference's least traffic: the crop regions in, float32 outputs out.
-  const double cpu_bytes =
-      static_cast<double>(batch * cfg.channels) *
-      (static_cast<double>(cfg.crop) * cfg.crop + 4.0 * static_cast<double>(shape.output_pixels()));
-  const work_counts cpu_work{cpu_bytes, images, "images"};
-  reference(); // the result that GPU outputs are checked against, also when not timed
-  const auto save = [&](const float* after) {
-    if (samples_dir.empty()) return;
-    const auto paths = save_augment_samples(samples_dir, cfg, input.as<std::uint8_t>(), after,
+  const common_options& opts() const { return opts_; }
+  thread_pool& pool() { return pool_; }
+  [[nodiscard]] bool saving() const { return !samples_dir_.empty(); }
+
+  /// Pictures of the first images before and after (`after`: output floats), when asked for.
+  void save(const float* after) {
+    if (samples_dir_.empty()) return;
+    const auto paths = save_augment_samples(samples_dir_, cfg, input.as<std::uint8_t>(), after,
                                             std::min(cfg.batch, saved_samples));
-    ctx.log("augment: wrote {} sample pictures to {}", paths.size(), samples_dir);
-  };
-  // The OpenCV baseline (augment_opencv.hpp), the same parameters; its output is checked against
-  // the float reference once, poisoned first (NaN) so that an element it fails to write fails.
-  std::vector<float> cv_out(with_opencv ? out_n : 0);
-  const auto opencv = [&] {
-    augment_opencv::augment_batch(input.as<std::uint8_t>(), shape, samples, cv_out.data(), pool);
-  };
-  if (!with_opencv) r.derived["cpu_opencv_absent"] = augment_opencv::absence_reason();
-  const auto check_opencv = [&] {
-    if (!with_opencv || !opts.verify) return;
-    std::fill(cv_out.begin(), cv_out.end(), std::numeric_limits<float>::quiet_NaN());
+    ctx_.log("augment: wrote {} sample pictures to {}", paths.size(), samples_dir_);
+  }
+
+  /// The OpenCV baseline's output (augment_opencv.hpp, the same parameters) checked against the
+  /// float reference once, poisoned first (NaN) so that an element it fails to write fails.
+  void check_opencv(result& r) {
+    if (!with_opencv_) r.derived["cpu_opencv_absent"] = augment_opencv::absence_reason();
+    if (!with_opencv_ || !opts_.verify) return;
+    std::fill(cv_out_.begin(), cv_out_.end(), std::numeric_limits<float>::quiet_NaN());
     opencv();
-    r.verify.merge(augment_opencv::check_output(shape, ref.data(), cv_out.data(), pool),
+    r.verify.merge(augment_opencv::check_output(shape, ref.data(), cv_out_.data(), pool_),
                    "cpu_opencv");
-  };
-  // The CPU rows, described and with their RAPL energy under --energy.
-  const auto measure_cpu = [&] {
+  }
+
+  /// The CPU rows, described and with their RAPL energy under --energy.
+  void measure_cpu_rows(result& r) {
     if (interrupt_requested()) return;
-    auto m = measure_host("cpu_reference", opts.measure, cpu_work, reference);
+    const double images = static_cast<double>(batch);
+    // The CPU reference's least traffic: the crop regions in, float32 outputs out.
+    const double cpu_bytes = static_cast<double>(batch * cfg.channels) *
+                             (static_cast<double>(cfg.crop) * cfg.crop +
+                              4.0 * static_cast<double>(shape.output_pixels()));
+    const work_counts cpu_work{cpu_bytes, images, "images"};
+    const auto reference_fn = [this] { reference(); };
+    auto m = measure_host("cpu_reference", opts_.measure, cpu_work, reference_fn);
     m.description = fmt::format(
         "{} threads, one range of images each; float32 per-op passes (crop, resize, rotate, "
         "separable blur, normalize) the compiler vectorizes (-O3, baseline ISA, no -march=native, "
         "no FMA "
         "contraction)",
-        pool.size());
-    add_cpu_energy(m, opts, reference, images, "image");
+        pool_.size());
+    add_cpu_energy(m, opts_, reference_fn, images, "image");
     r.measurements.push_back(std::move(m));
-    if (!with_opencv || interrupt_requested()) return;
-    auto o = measure_host("cpu_opencv", opts.measure, cpu_work, opencv);
-    o.description = augment_opencv::row_description(pool.size());
-    add_cpu_energy(o, opts, opencv, images, "image");
+    if (!with_opencv_ || interrupt_requested()) return;
+    const auto opencv_fn = [this] { opencv(); };
+    auto o = measure_host("cpu_opencv", opts_.measure, cpu_work, opencv_fn);
+    o.description = augment_opencv::row_description(pool_.size());
+    add_cpu_energy(o, opts_, opencv_fn, images, "image");
     r.measurements.push_back(std::move(o));
-  };
+  }
+
+private:
+  const common_options& opts_;
+  run_context& ctx_;
+  thread_pool& pool_;
+  bool with_opencv_ = augment_opencv::built_in();
+
+public:
+  const augment_config cfg;
+  const augment_shape shape;
+  const std::size_t batch;
+  const std::size_t in_bytes;
+  const std::size_t out_n;
+  host_buffer input;
+  std::vector<augment_sample> samples;
+  std::vector<float> ref;
+
+private:
+  std::string samples_dir_;
+  std::vector<float> cv_out_;
+  /// The input batch, once the host is known to have what the point takes.
+  host_buffer make_input() const {
+    require_host_memory(in_bytes + out_n * sizeof(float) * (with_opencv_ ? 2 : 1) +
+                            (opts_.cpu_only ? 0 : out_n * dtype_size(cfg.out)),
+                        fmt::format("augment batch {}", cfg.batch));
+    return {in_bytes, opts_.cpu_only ? host_memory::pageable : host_memory::pinned};
+  }
+  void reference() {
+    augment_cpu::augment_batch(input.as<std::uint8_t>(), shape, samples, ref.data(), pool_);
+  }
+  void opencv() {
+    augment_opencv::augment_batch(input.as<std::uint8_t>(), shape, samples, cv_out_.data(), pool_);
+  }
+};
+
+/// One point's GPU side: the input and parameters on the device, the outputs of the
+/// implementations asked for and the staged path's intermediates.
+class augment_gpu {
+public:
+  augment_gpu(augment_host& host, const impl_choice& impl, cudaStream_t s)
+      : h_(host), impl_(impl), s_(s), d_input_(host.in_bytes), d_samples_(host.batch),
+        out_bytes_(cuda::augment_output_bytes(host.shape)), d_fused_(impl.fused ? out_bytes_ : 0),
+        d_staged_(impl.staged ? out_bytes_ : 0),
+        full_(impl.staged ? host.batch * host.cfg.channels * host.shape.input_pixels() : 0),
+        cropped_(impl.staged
+                     ? host.batch * host.cfg.channels * static_cast<std::size_t>(host.cfg.crop) *
+                           static_cast<std::size_t>(host.cfg.crop)
+                     : 0),
+        resized_(impl.staged ? host.out_n : 0), rotated_(impl.staged ? host.out_n : 0),
+        blurred_(impl.staged ? host.out_n : 0) {
+    cuda::copy_to_device_async(d_samples_.data(), host.samples.data(),
+                               host.batch * sizeof(augment_sample), s);
+    upload(s);
+  }
+
+  void upload(cudaStream_t st) {
+    cuda::copy_to_device_async(d_input_.data(), h_.input.data(), h_.in_bytes, st);
+  }
+  void staged(cudaStream_t st) {
+    const cuda::augment_staged_buffers buffers{full_.data(), cropped_.data(), resized_.data(),
+                                               rotated_.data(), blurred_.data()};
+    cuda::launch_augment_staged(h_.shape, d_input_.data(), d_samples_.data(), buffers,
+                                d_staged_.data(), st);
+  }
+  void fused(cudaStream_t st) {
+    cuda::launch_augment_fused(h_.shape, d_input_.data(), d_samples_.data(), d_fused_.data(), st);
+  }
+
+  /// Checked runs: outputs (and the staged intermediates) poisoned with all-ones bytes (NaN in
+  /// every float type) first, so an element a kernel fails to write cannot pass.
+  void verify(result& r) {
+    if (impl_.staged)
+      checked(
+          r, "staged", [this](cudaStream_t st) { staged(st); }, d_staged_);
+    if (impl_.fused)
+      checked(
+          r, "fused", [this](cudaStream_t st) { fused(st); }, d_fused_);
+  }
+
+  /// Pictures of what the GPU produced (fused when it ran).
+  void save_samples() {
+    const std::byte* out = impl_.fused ? d_fused_.data() : d_staged_.data();
+    if (!h_.opts().verify) {
+      if (impl_.fused)
+        fused(s_);
+      else
+        staged(s_);
+    }
+    const std::size_t per_image =
+        static_cast<std::size_t>(h_.cfg.channels) * h_.shape.output_pixels();
+    const std::size_t n = std::min<std::size_t>(h_.batch, saved_samples) * per_image;
+    std::vector<std::byte> host(n * dtype_size(h_.cfg.out));
+    cuda::copy_to_host_async(host.data(), out, host.size(), s_);
+    cuda::synchronize(s_);
+    std::vector<float> shown(n);
+    for (std::size_t i = 0; i < n; ++i) shown[i] = output_as_float(h_.cfg.out, host.data(), i);
+    h_.save(shown.data());
+  }
+
+private:
+  augment_host& h_;
+  impl_choice impl_;
+  cudaStream_t s_;
+  cuda::device_buffer<std::uint8_t> d_input_;
+  cuda::device_buffer<augment_sample> d_samples_;
+  std::size_t out_bytes_;
+  cuda::device_buffer<std::byte> d_fused_;
+  cuda::device_buffer<std::byte> d_staged_;
+  cuda::device_buffer<float> full_;
+  cuda::device_buffer<float> cropped_;
+  cuda::device_buffer<float> resized_;
+  cuda::device_buffer<float> rotated_;
+  cuda::device_buffer<float> blurred_;
+
+  void checked(result& r, const char* name, const std::function<void(cudaStream_t)>& body,
+               cuda::device_buffer<std::byte>& out) {
+    std::vector<std::byte> got(out_bytes_);
+    std::vector<poison_target> poisoned{{out.data(), out_bytes_, true}};
+    for (auto* b : {&full_, &cropped_, &resized_, &rotated_, &blurred_})
+      poisoned.push_back({b->data(), b->bytes(), true});
+    const auto outcome = checked_run(
+        s_, poisoned,
+        [&](cudaStream_t st) {
+          body(st);
+          cuda::copy_to_host_async(got.data(), out.data(), out_bytes_, st);
+        },
+        [&] { return augment_cpu::check_output(h_.shape, h_.ref.data(), got.data(), h_.pool()); });
+    r.verify.merge(outcome, name);
+  }
+};
+
+result run_augment_point(const point_view& point, run_context& ctx) {
+  const auto& opts = ctx.options();
+  const impl_choice impl = impls_of(point);
+  result r;
+  r.params = point.values();
+  // The device first: a batch too large for the GPU is reported as that (the point is skipped
+  // with what it needs), not as the host memory the same batch would also lack.
+  if (!opts.cpu_only)
+    require_fit(make_augment_shape(augment_config_from_point(point)), impl, point.device());
+  augment_host host(point, ctx);
   if (opts.cpu_only) {
-    check_opencv();
-    measure_cpu();
-    derive(r, cfg.batch);
-    save(ref.data());
+    host.check_opencv(r);
+    host.measure_cpu_rows(r);
+    derive(r, host.cfg.batch);
+    host.save(host.ref.data());
     return r;
   }
 
   const int device = point.device();
   const cuda::scoped_device guard(device);
   gpu_setup gpu(ctx.device_with_peaks(device), ctx.telemetry(device));
-  const cudaStream_t s = gpu.stream.get();
-  gpu_sampler& sampler = gpu.sampler;
+  augment_gpu dev(host, impl, gpu.stream.get());
+  if (opts.verify) dev.verify(r);
+  host.check_opencv(r);
+  if (host.saving()) dev.save_samples();
 
-  cuda::device_buffer<std::uint8_t> d_input(in_bytes);
-  cuda::device_buffer<augment_sample> d_samples(batch);
-  const std::size_t out_bytes = cuda::augment_output_bytes(shape);
-  cuda::device_buffer<std::byte> d_fused(impl.fused ? out_bytes : 0);
-  cuda::device_buffer<std::byte> d_staged(impl.staged ? out_bytes : 0);
-  const std::size_t images_c = batch * cfg.channels;
-  const std::size_t crop_px =
-      static_cast<std::size_t>(cfg.crop) * static_cast<std::size_t>(cfg.crop);
-  cuda::device_buffer<float> full(impl.staged ? images_c * shape.input_pixels() : 0);
-  cuda::device_buffer<float> cropped(impl.staged ? images_c * crop_px : 0);
-  cuda::device_buffer<float> resized(impl.staged ? out_n : 0);
-  cuda::device_buffer<float> rotated(impl.staged ? out_n : 0);
-  cuda::device_buffer<float> blurred(impl.staged ? out_n : 0);
-  const cuda::augment_staged_buffers buffers{full.data(), cropped.data(), resized.data(),
-                                             rotated.data(), blurred.data()};
-  cuda::copy_to_device_async(d_samples.data(), samples.data(), batch * sizeof(augment_sample), s);
-  const auto upload = [&](cudaStream_t st) {
-    cuda::copy_to_device_async(d_input.data(), input.data(), in_bytes, st);
-  };
-  upload(s);
-  const auto staged = [&](cudaStream_t st) {
-    cuda::launch_augment_staged(shape, d_input.data(), d_samples.data(), buffers, d_staged.data(),
-                                st);
-  };
-  const auto fused = [&](cudaStream_t st) {
-    cuda::launch_augment_fused(shape, d_input.data(), d_samples.data(), d_fused.data(), st);
-  };
-
-  // Checked runs: outputs (and the staged intermediates) poisoned with all-ones bytes (NaN in
-  // every float type) first, so an element a kernel fails to write cannot pass.
-  std::vector<std::byte> got(out_bytes);
-  std::vector<float> shown;
-  const auto checked = [&](const char* name, const std::function<void(cudaStream_t)>& body,
-                           std::byte* out) {
-    std::vector<poison_target> poisoned{{out, out_bytes, true}};
-    for (auto* b : {&full, &cropped, &resized, &rotated, &blurred})
-      poisoned.push_back({b->data(), b->bytes(), true});
-    const auto outcome = checked_run(
-        s, poisoned,
-        [&](cudaStream_t st) {
-          body(st);
-          cuda::copy_to_host_async(got.data(), out, out_bytes, st);
-        },
-        [&] { return augment_cpu::check_output(shape, ref.data(), got.data(), pool); });
-    r.verify.merge(outcome, name);
-  };
-  if (opts.verify) {
-    if (impl.staged) checked("staged", staged, d_staged.data());
-    if (impl.fused) checked("fused", fused, d_fused.data());
-  }
-  check_opencv();
-  if (!samples_dir.empty()) {
-    // Show what the GPU produced (fused when it ran).
-    std::byte* out = impl.fused ? d_fused.data() : d_staged.data();
-    if (!opts.verify) {
-      if (impl.fused)
-        fused(s);
-      else
-        staged(s);
-    }
-    const std::size_t per_image = static_cast<std::size_t>(cfg.channels) * shape.output_pixels();
-    const std::size_t n = std::min<std::size_t>(batch, saved_samples) * per_image;
-    std::vector<std::byte> host(n * dtype_size(cfg.out));
-    cuda::copy_to_host_async(host.data(), out, host.size(), s);
-    cuda::synchronize(s);
-    shown.resize(n);
-    for (std::size_t i = 0; i < n; ++i) shown[i] = output_as_float(cfg.out, host.data(), i);
-    save(shown.data());
-  }
-
+  const double images = static_cast<double>(host.batch);
   const auto measure = [&](const char* name, double bytes,
                            const std::function<void(cudaStream_t)>& body) {
     // A kernel row: with its energy per image and its extra rows; the upload alone.
     gpu_row row = plain_gpu_row(name, {bytes, images, "images"}, body);
     row.energy = row.extra_rows = std::string_view(name) != "h2d";
-    measure_row(r, sampler, opts, row);
+    measure_row(r, gpu.sampler, opts, row);
   };
-  measure_cpu();
-  if (impl.staged) measure("staged", cuda::augment_staged_bytes(shape).total(), staged);
-  if (impl.fused) measure("fused", cuda::augment_fused_bytes(shape), fused);
-  measure("h2d", static_cast<double>(in_bytes), upload);
-  derive(r, cfg.batch);
+  host.measure_cpu_rows(r);
+  if (impl.staged)
+    measure("staged", cuda::augment_staged_bytes(host.shape).total(),
+            [&dev](cudaStream_t st) { dev.staged(st); });
+  if (impl.fused)
+    measure("fused", cuda::augment_fused_bytes(host.shape),
+            [&dev](cudaStream_t st) { dev.fused(st); });
+  measure("h2d", static_cast<double>(host.in_bytes), [&dev](cudaStream_t st) { dev.upload(st); });
+  derive(r, host.cfg.batch);
   return r;
 }
 

@@ -230,6 +230,177 @@ double completed_at(const std::vector<std::pair<double, long>>& timeline, double
   return static_cast<double>(ca) + f * static_cast<double>(cb - ca);
 }
 
+/// How the load is fed: launches per chunk (about 1 ms of work, the unit in which the feeding
+/// thread sees progress), one launch's GPU time back to back, chunks kept in flight, and whether
+/// the hold that timed a chunk covered its enqueue (else the body waits inside its launches).
+struct chunk_plan {
+  long chunk = 100;
+  double launch_s = 0;
+  long in_flight = 2;
+  bool hold_covered = false;
+  double held_enqueue_s = 0;
+  std::uint64_t hold_ns = 0;
+};
+
+chunk_plan plan_chunks(const std::function<void(cudaStream_t)>& body, cudaStream_t stream) {
+  chunk_plan p;
+  const cuda::event start;
+  const cuda::event stop;
+  body(stream);
+  start.record(stream);
+  body(stream);
+  stop.record(stream);
+  stop.synchronize();
+  const double one = cuda::elapsed_seconds(start, stop);
+  p.chunk = one > 0 ? std::clamp(static_cast<long>(1e-3 / one), 1L, 100000L) : 100L;
+  // The GPU time of a launch back to back, for the busy fraction: one chunk timed whole while a
+  // delay kernel, longer than the host takes to enqueue the chunk, holds the GPU. Timed as the
+  // host enqueues it, a chunk of a host-bound body would include the host's gaps and always read
+  // 100% busy. A body that waits inside its launches (on the host, or on the GPU it holds, as
+  // pipeline's cpu-augment does) outlasts the hold: then its chunk still includes the waits, so no
+  // busy fraction is claimed and the row is host-bound (it cannot be queued ahead of the GPU). A
+  // hold the host overran once is tried again, longer, so one late wake-up does not decide it.
+  const double enqueue_from = steady_seconds();
+  for (long i = 0; i < p.chunk; ++i) body(stream);
+  const double enqueue_s = steady_seconds() - enqueue_from;
+  cuda::synchronize(stream);
+  p.hold_ns = cuda::launch_free_hold_ns(enqueue_s, 0.25);
+  for (int attempt = 0; attempt < 2 && !p.hold_covered; ++attempt) {
+    if (attempt > 0)
+      p.hold_ns = std::max(p.hold_ns, cuda::launch_free_hold_ns(2 * p.held_enqueue_s + 1e-3, 0.25));
+    const double held_from = steady_seconds();
+    cuda::launch_delay_ns(p.hold_ns, stream);
+    start.record(stream);
+    for (long i = 0; i < p.chunk; ++i) body(stream);
+    p.held_enqueue_s = steady_seconds() - held_from;
+    p.hold_covered = p.held_enqueue_s < static_cast<double>(p.hold_ns) * 1e-9;
+    stop.record(stream);
+    stop.synchronize();
+  }
+  p.launch_s = cuda::elapsed_seconds(start, stop) / static_cast<double>(p.chunk);
+  // Chunks in flight: at least 20 ms of queued work, so that a late wake-up of this thread never
+  // idles the GPU, and at most about 1000 launches (beyond the launch queue, enqueueing blocks).
+  const double chunk_s = p.launch_s * static_cast<double>(p.chunk);
+  const long by_time = chunk_s > 0 ? static_cast<long>(std::ceil(0.02 / chunk_s)) : 8L;
+  p.in_flight = std::clamp(std::min(by_time, 1000L / p.chunk), 2L, 64L);
+  return p;
+}
+
+/// Keeps `in_flight` chunks queued and records when the host saw each complete.
+class chunk_feeder {
+public:
+  chunk_feeder(const std::function<void(cudaStream_t)>& body, cudaStream_t stream,
+               const chunk_plan& plan)
+      : body_(body), stream_(stream), plan_(plan) {
+    for (long i = 0; i < plan.in_flight; ++i) done_.emplace_back(false);
+  }
+  void fill() {
+    for (long i = 0; i < plan_.in_flight; ++i) enqueue();
+  }
+  /// Waits for the oldest chunk, notes its completion, enqueues one more.
+  void advance() {
+    done_[static_cast<std::size_t>(completed_ % plan_.in_flight)].synchronize();
+    ++completed_;
+    timeline_.emplace_back(steady_seconds(), completed_);
+    enqueue();
+  }
+  /// (time the host saw it, chunks completed)
+  [[nodiscard]] const std::vector<std::pair<double, long>>& timeline() const { return timeline_; }
+
+private:
+  void enqueue() {
+    for (long i = 0; i < plan_.chunk; ++i) body_(stream_);
+    done_[static_cast<std::size_t>(enqueued_ % plan_.in_flight)].record(stream_);
+    ++enqueued_;
+  }
+  const std::function<void(cudaStream_t)>& body_;
+  cudaStream_t stream_;
+  chunk_plan plan_;
+  std::vector<cuda::event> done_;
+  long enqueued_ = 0;
+  long completed_ = 0;
+  std::vector<std::pair<double, long>> timeline_;
+};
+
+struct window_edges {
+  step_watcher::step first;
+  step_watcher::step last;
+};
+
+/// Feeds the load until `o.windows` windows have closed. Windows start and end where the counter
+/// steps, so each holds whole steps and no quantization error; each starts at the first precise
+/// step after a random delay (a random phase against the step). `error` says why it ended early.
+std::vector<window_edges> collect_windows(chunk_feeder& feed, step_watcher& watcher, double tick_s,
+                                          double window_s, const energy_options& o,
+                                          std::string& error) {
+  std::vector<window_edges> edges;
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> phase(0.0, tick_s);
+  std::size_t seen = 0;
+  std::optional<step_watcher::step> open;
+  double not_before = steady_seconds() + phase(rng);
+  double last_step_t = steady_seconds();
+  while (static_cast<int>(edges.size()) < o.windows && !interrupt_requested()) {
+    feed.advance();
+    for (const auto& st : watcher.steps_from(seen, error)) {
+      ++seen;
+      last_step_t = st.t;
+      if (!st.precise) continue; // its time is not known to a read: no window starts or ends on it
+      if (!open) {
+        if (st.t >= not_before) open = st;
+      } else if (st.t >= open->t + window_s) {
+        edges.push_back({*open, st});
+        open.reset();
+        not_before = st.t + phase(rng);
+        if (static_cast<int>(edges.size()) == o.windows) break;
+      }
+    }
+    if (!error.empty()) break;
+    if (steady_seconds() - last_step_t > 5 * window_s + 1) {
+      error = "the energy counter stopped advancing under load";
+      break;
+    }
+  }
+  return edges;
+}
+
+/// Each window's energy by the counter and by the power integral, and the operations in it read
+/// off the completion timeline at its two step times.
+std::vector<energy_window> energy_windows(const std::vector<window_edges>& edges,
+                                          const chunk_feeder& feed, const chunk_plan& plan,
+                                          const power_sampler& power, double ops_per_launch) {
+  std::vector<energy_window> windows;
+  for (const auto& [first, last] : edges) {
+    energy_window w;
+    w.seconds = last.t - first.t;
+    w.counter_j = static_cast<double>(last.mj - first.mj) * 1e-3;
+    const double chunks =
+        completed_at(feed.timeline(), last.t) - completed_at(feed.timeline(), first.t);
+    w.ops = chunks * static_cast<double>(plan.chunk) * ops_per_launch;
+    w.integral_j = integrate_power(power.samples(), first.t, last.t);
+    windows.push_back(w);
+  }
+  return windows;
+}
+
+/// The share of the windows the GPU spent running the work. A window below host_bound_busy is
+/// the energy of a GPU that waited on the host, and the row says so.
+void add_busy_fraction(json& j, const std::vector<energy_window>& windows, const chunk_plan& plan,
+                       double ops_per_launch) {
+  if (!plan.hold_covered) {
+    j["host_bound"] = true;
+    j["busy_unmeasured"] = fmt::format(
+        "a chunk took {:.3g} ms to enqueue behind a {:.3g} ms hold: the body waits inside its "
+        "launches, so it cannot be queued ahead of the GPU",
+        plan.held_enqueue_s * 1e3, static_cast<double>(plan.hold_ns) * 1e-6);
+  } else if (const auto busy = busy_fractions(windows, ops_per_launch, plan.launch_s);
+             busy.overall > 0) {
+    j["busy_fraction"] = busy.overall;
+    j["busy_fraction_min"] = busy.lowest;
+    j["host_bound"] = busy.lowest < host_bound_busy;
+  }
+}
+
 } // namespace
 
 json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_reason,
@@ -244,146 +415,31 @@ json measure_gpu_energy(gpu_monitor* monitor, const std::string& unavailable_rea
   if (!base.error.empty()) return energy_unsupported(base.error);
   const double window_s = energy_window_seconds(base.tick_s, o);
   frame.preload(body);
+  const chunk_plan plan = plan_chunks(body, stream);
+  chunk_feeder feed(body, stream, plan);
 
-  // Launches per chunk: about 1 ms of work, the unit in which the feeding thread sees progress.
-  const cuda::event start;
-  const cuda::event stop;
-  body(stream);
-  start.record(stream);
-  body(stream);
-  stop.record(stream);
-  stop.synchronize();
-  const double one = cuda::elapsed_seconds(start, stop);
-  const long chunk = one > 0 ? std::clamp(static_cast<long>(1e-3 / one), 1L, 100000L) : 100L;
-  // The GPU time of a launch back to back, for the busy fraction: one chunk timed whole while a
-  // delay kernel, longer than the host takes to enqueue the chunk, holds the GPU. Timed as the
-  // host enqueues it, a chunk of a host-bound body would include the host's gaps and always read
-  // 100% busy. A body that waits inside its launches (on the host, or on the GPU it holds, as
-  // pipeline's cpu-augment does) outlasts the hold: then its chunk still includes the waits, so no
-  // busy fraction is claimed and the row is host-bound (it cannot be queued ahead of the GPU). A
-  // hold the host overran once is tried again, longer, so one late wake-up does not decide it.
-  const double enqueue_from = steady_seconds();
-  for (long i = 0; i < chunk; ++i) body(stream);
-  const double enqueue_s = steady_seconds() - enqueue_from;
-  cuda::synchronize(stream);
-  std::uint64_t hold_ns = cuda::launch_free_hold_ns(enqueue_s, 0.25);
-  double held_enqueue_s = 0;
-  bool hold_covered = false;
-  for (int attempt = 0; attempt < 2 && !hold_covered; ++attempt) {
-    if (attempt > 0)
-      hold_ns = std::max(hold_ns, cuda::launch_free_hold_ns(2 * held_enqueue_s + 1e-3, 0.25));
-    const double held_from = steady_seconds();
-    cuda::launch_delay_ns(hold_ns, stream);
-    start.record(stream);
-    for (long i = 0; i < chunk; ++i) body(stream);
-    held_enqueue_s = steady_seconds() - held_from;
-    hold_covered = held_enqueue_s < static_cast<double>(hold_ns) * 1e-9;
-    stop.record(stream);
-    stop.synchronize();
-  }
-  const double launch_s = cuda::elapsed_seconds(start, stop) / static_cast<double>(chunk);
-
-  // Chunks in flight: at least 20 ms of queued work, so that a late wake-up of this thread never
-  // idles the GPU, and at most about 1000 launches (beyond the launch queue, enqueueing blocks).
-  const double chunk_s = launch_s * static_cast<double>(chunk);
-  const long by_time = chunk_s > 0 ? static_cast<long>(std::ceil(0.02 / chunk_s)) : 8L;
-  const long in_flight = std::clamp(std::min(by_time, 1000L / chunk), 2L, 64L);
-  std::vector<cuda::event> done_events;
-  for (long i = 0; i < in_flight; ++i) done_events.emplace_back(false);
-  long enqueued = 0;
-  long completed = 0;
-  std::vector<std::pair<double, long>> timeline; // (time the host saw it, chunks completed)
-  const auto enqueue = [&] {
-    for (long i = 0; i < chunk; ++i) body(stream);
-    done_events[static_cast<std::size_t>(enqueued % in_flight)].record(stream);
-    ++enqueued;
-  };
-  const auto advance = [&] {
-    done_events[static_cast<std::size_t>(completed % in_flight)].synchronize();
-    ++completed;
-    timeline.emplace_back(steady_seconds(), completed);
-    enqueue();
-  };
-
-  // Windows start and end where the counter steps, so each holds whole steps and no quantization
-  // error; each starts at the first step after a random delay (a random phase against the step).
-  // The operations in a window are read off the completion timeline at its two step times.
-  struct window_edges {
-    step_watcher::step first;
-    step_watcher::step last;
-  };
-  std::vector<window_edges> edges;
-  std::string counter_error;
   // Every GPU of --concurrent begins its load here together (the GPU waits behind the gate).
   frame.start(name);
   power_sampler power(*monitor, o.power_hz);
-  std::optional<step_watcher> watcher;
-  std::mt19937_64 rng(o.seed);
-  std::uniform_real_distribution<double> phase(0.0, base.tick_s);
   // On an exception the pollers stop and join as they go out of scope.
-  for (long i = 0; i < in_flight; ++i) enqueue();
+  feed.fill();
   const double settle_until = steady_seconds() + 0.2; // clocks and power settle under load
-  while (steady_seconds() < settle_until) advance();
-  watcher.emplace(*monitor, base.tick_s);
-  std::size_t seen = 0;
-  std::optional<step_watcher::step> open;
-  double not_before = steady_seconds() + phase(rng);
-  double last_step_t = steady_seconds();
-  while (static_cast<int>(edges.size()) < o.windows && !interrupt_requested()) {
-    advance();
-    for (const auto& st : watcher->steps_from(seen, counter_error)) {
-      ++seen;
-      last_step_t = st.t;
-      if (!st.precise) continue; // its time is not known to a read: no window starts or ends on it
-      if (!open) {
-        if (st.t >= not_before) open = st;
-      } else if (st.t >= open->t + window_s) {
-        edges.push_back({*open, st});
-        open.reset();
-        not_before = st.t + phase(rng);
-        if (static_cast<int>(edges.size()) == o.windows) break;
-      }
-    }
-    if (!counter_error.empty()) break;
-    if (steady_seconds() - last_step_t > 5 * window_s + 1) {
-      counter_error = "the energy counter stopped advancing under load";
-      break;
-    }
-  }
-  watcher->finish();
+  while (steady_seconds() < settle_until) feed.advance();
+  step_watcher watcher(*monitor, base.tick_s);
+  std::string counter_error;
+  const auto edges = collect_windows(feed, watcher, base.tick_s, window_s, o, counter_error);
+  watcher.finish();
   cuda::synchronize(stream);
   power.finish();
   if (!counter_error.empty()) return energy_unsupported(counter_error);
-  std::vector<energy_window> windows;
-  for (const auto& [first, last] : edges) {
-    energy_window w;
-    w.seconds = last.t - first.t;
-    w.counter_j = static_cast<double>(last.mj - first.mj) * 1e-3;
-    const double chunks = completed_at(timeline, last.t) - completed_at(timeline, first.t);
-    w.ops = chunks * static_cast<double>(chunk) * ops_per_launch;
-    w.integral_j = integrate_power(power.samples(), first.t, last.t);
-    windows.push_back(w);
-  }
+  const auto windows = energy_windows(edges, feed, plan, power, ops_per_launch);
   auto j = summarize_energy(windows, base.idle_w, base.tick_s, window_s, op_unit, bytes_per_op, o);
-  j["launches_per_chunk"] = chunk;
-  j["chunks_in_flight"] = in_flight;
+  j["launches_per_chunk"] = plan.chunk;
+  j["chunks_in_flight"] = plan.in_flight;
   j["power_samples"] = power.samples().size();
-  j["counter_read_s"] = watcher->median_read_s();
-  j["counter_read_share"] = watcher->reading_share();
-  // The share of the windows the GPU spent running the work. A window below host_bound_busy is
-  // the energy of a GPU that waited on the host, and the row says so.
-  if (!hold_covered) {
-    j["host_bound"] = true;
-    j["busy_unmeasured"] = fmt::format(
-        "a chunk took {:.3g} ms to enqueue behind a {:.3g} ms hold: the body waits inside its "
-        "launches, so it cannot be queued ahead of the GPU",
-        held_enqueue_s * 1e3, static_cast<double>(hold_ns) * 1e-6);
-  } else if (const auto busy = busy_fractions(windows, ops_per_launch, launch_s);
-             busy.overall > 0) {
-    j["busy_fraction"] = busy.overall;
-    j["busy_fraction_min"] = busy.lowest;
-    j["host_bound"] = busy.lowest < host_bound_busy;
-  }
+  j["counter_read_s"] = watcher.median_read_s();
+  j["counter_read_share"] = watcher.reading_share();
+  add_busy_fraction(j, windows, plan, ops_per_launch);
   if (power.samples().empty()) {
     j.erase("counter_vs_integral");
     j["disagreement_flag"] = false;

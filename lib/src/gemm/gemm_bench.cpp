@@ -102,123 +102,177 @@ std::string openblas_description(gemm_dtype t, int threads) {
                      openblas_config(), threads, how);
 }
 
-result run_gemm_point(const point_view& point, run_context& ctx) {
-  const auto& opts = ctx.options();
-  const int device = point.device();
-  const gemm_dtype type = point.word<gemm_dtype>("dtype", gemm_dtype_words);
-  const gemm_shape shape = shape_of(point);
-  const std::size_t esize = gemm_element_bytes(type);
-  const auto count_a = static_cast<std::size_t>(shape.m * shape.k);
-  const auto count_b = static_cast<std::size_t>(shape.k * shape.n);
-  const auto count_c = static_cast<std::size_t>(shape.m * shape.n);
-  const std::string label =
-      fmt::format("gemm {}x{}x{} {}", shape.m, shape.n, shape.k, gemm_dtype_name(type));
-  auto& pool = ctx.cpu_pool();
-  const bool f64 = type == gemm_dtype::f64;
-  const bool widen = type == gemm_dtype::bf16 || type == gemm_dtype::f16;
-  const std::size_t cpu_esize = f64 ? 8 : 4;
-  const bool with_openblas = openblas_built_in();
+/// What every row of one point shares: the product, its sizes and its declared work.
+struct gemm_point {
+  gemm_dtype type = gemm_dtype::f32;
+  gemm_shape shape;
+  std::size_t esize = 0;
+  std::size_t count_a = 0;
+  std::size_t count_b = 0;
+  std::size_t count_c = 0;
+  std::string label;
+  work_counts work;
+  bool f64 = false;
+  bool widen = false; ///< a 16-bit type: OpenBLAS gets the inputs widened to f32
+  bool with_openblas = false;
+};
 
-  result r;
-  r.params = point.values();
-  if (!with_openblas) r.derived["cpu_openblas"] = "not built in";
-  if (opts.cpu_only && !with_openblas) {
-    r.status = result_status::skipped;
-    r.reason = "this build has no OpenBLAS, the only CPU row of gemm (docs/gemm.md)";
-    return r;
-  }
-  // A, B, C in their type; their f64 copies for the reference (and |A|, |B| with OpenBLAS); the
-  // reference's C and S; f32 copies for OpenBLAS when the type is 16-bit; the CPU row's C.
-  const double reference_cells = with_openblas ? static_cast<double>(count_c)
-                                               : static_cast<double>(sampled_grid * sampled_grid);
-  require_host_memory((count_a + count_b + count_c) * esize +
-                          (count_a + count_b) * 8 * (with_openblas ? 2 : 1) +
-                          static_cast<std::size_t>(
-                              2 * 8 * std::min(reference_cells, static_cast<double>(count_c))) +
-                          (widen ? (count_a + count_b) * 4 : 0) + count_c * cpu_esize,
-                      label);
+gemm_point describe(const point_view& point) {
+  gemm_point g;
+  g.type = point.word<gemm_dtype>("dtype", gemm_dtype_words);
+  g.shape = shape_of(point);
+  g.esize = gemm_element_bytes(g.type);
+  g.count_a = static_cast<std::size_t>(g.shape.m * g.shape.k);
+  g.count_b = static_cast<std::size_t>(g.shape.k * g.shape.n);
+  g.count_c = static_cast<std::size_t>(g.shape.m * g.shape.n);
+  g.label =
+      fmt::format("gemm {}x{}x{} {}", g.shape.m, g.shape.n, g.shape.k, gemm_dtype_name(g.type));
+  g.work = gemm_work(g.shape, g.type);
+  g.f64 = g.type == gemm_dtype::f64;
+  g.widen = g.type == gemm_dtype::bf16 || g.type == gemm_dtype::f16;
+  g.with_openblas = openblas_built_in();
+  return g;
+}
+
+/// Host memory the point takes: A, B, C in their type; their f64 copies for the reference (and
+/// |A|, |B| with OpenBLAS); the reference's C and S; f32 copies for OpenBLAS when the type is
+/// 16-bit; the CPU row's C.
+std::size_t host_bytes(const gemm_point& g) {
+  const double reference_cells = g.with_openblas ? static_cast<double>(g.count_c)
+                                                 : static_cast<double>(sampled_grid * sampled_grid);
+  return (g.count_a + g.count_b + g.count_c) * g.esize +
+         (g.count_a + g.count_b) * 8 * (g.with_openblas ? 2 : 1) +
+         static_cast<std::size_t>(2 * 8 *
+                                  std::min(reference_cells, static_cast<double>(g.count_c))) +
+         (g.widen ? (g.count_a + g.count_b) * 4 : 0) + g.count_c * (g.f64 ? 8 : 4);
+}
+
+/// The point's inputs from the printed seed, and the reference every row is checked against
+/// (every element with OpenBLAS's dgemm, or a grid of them); empty without verification.
+struct gemm_inputs {
+  host_buffer a;
+  host_buffer b;
+  gemm_reference ref;
+};
+
+gemm_inputs make_inputs(const gemm_point& g, const common_options& opts, thread_pool& pool) {
   const host_memory kind = opts.cpu_only ? host_memory::pageable : host_memory::pinned;
-  host_buffer a(count_a * esize, kind);
-  host_buffer b(count_b * esize, kind);
+  gemm_inputs in{
+      host_buffer(g.count_a * g.esize, kind), host_buffer(g.count_b * g.esize, kind), {}};
   std::vector<double> a64;
   std::vector<double> b64;
-  fill_matrix(type, a.data(), a64, count_a, opts.seed, 1, pool);
-  fill_matrix(type, b.data(), b64, count_b, opts.seed, 2, pool);
-  const work_counts work = gemm_work(shape, type);
-
-  // The reference first: every element of C (with OpenBLAS: dgemm), or a grid of them.
-  gemm_reference ref;
+  fill_matrix(g.type, in.a.data(), a64, g.count_a, opts.seed, 1, pool);
+  fill_matrix(g.type, in.b.data(), b64, g.count_b, opts.seed, 2, pool);
   if (opts.verify) {
-    const double fmas =
-        static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
-    ref = gemm_reference_f64(shape, a64, b64, pool,
-                             fmas <= full_loop_limit ? shape.m + shape.n : sampled_grid);
+    const double fmas = static_cast<double>(g.shape.m) * static_cast<double>(g.shape.n) *
+                        static_cast<double>(g.shape.k);
+    in.ref = gemm_reference_f64(g.shape, a64, b64, pool,
+                                fmas <= full_loop_limit ? g.shape.m + g.shape.n : sampled_grid);
   }
-  a64 = {};
-  b64 = {};
+  return in;
+}
 
-  // The CPU row: OpenBLAS on the pool's thread count, from the same rounded inputs.
+/// The CPU row's inputs: A and B as they are, or for a 16-bit type widened to f32 into `a32` and
+/// `b32` (exact, not timed).
+std::pair<const void*, const void*> openblas_inputs(const gemm_point& g, const gemm_inputs& in,
+                                                    std::vector<float>& a32,
+                                                    std::vector<float>& b32) {
+  if (!g.widen || !g.with_openblas) return {in.a.data(), in.b.data()};
+  a32.resize(g.count_a);
+  b32.resize(g.count_b);
+  const auto* ha = static_cast<const std::uint16_t*>(static_cast<const void*>(in.a.data()));
+  const auto* hb = static_cast<const std::uint16_t*>(static_cast<const void*>(in.b.data()));
+  if (g.type == gemm_dtype::f16) {
+    half_to_float(ha, a32.data(), g.count_a);
+    half_to_float(hb, b32.data(), g.count_b);
+  } else {
+    for (std::size_t i = 0; i < g.count_a; ++i) a32[i] = bf16_to_float(ha[i]);
+    for (std::size_t i = 0; i < g.count_b; ++i) b32[i] = bf16_to_float(hb[i]);
+  }
+  return {a32.data(), b32.data()};
+}
+
+/// The CPU row: OpenBLAS on the pool's thread count, from the same rounded inputs, its own
+/// product verified against the same bound in its output type.
+void measure_openblas(result& r, const common_options& opts, const gemm_point& g,
+                      const gemm_inputs& in, thread_pool& pool) {
+  if (!g.with_openblas || interrupt_requested()) return;
   std::vector<float> a32;
   std::vector<float> b32;
-  std::vector<std::byte> cpu_c(with_openblas ? count_c * cpu_esize : 0);
-  const void* cpu_a = a.data();
-  const void* cpu_b = b.data();
-  if (widen && with_openblas) {
-    a32.resize(count_a);
-    b32.resize(count_b);
-    const auto* ha = static_cast<const std::uint16_t*>(static_cast<const void*>(a.data()));
-    const auto* hb = static_cast<const std::uint16_t*>(static_cast<const void*>(b.data()));
-    if (type == gemm_dtype::f16) {
-      half_to_float(ha, a32.data(), count_a);
-      half_to_float(hb, b32.data(), count_b);
-    } else {
-      for (std::size_t i = 0; i < count_a; ++i) a32[i] = bf16_to_float(ha[i]);
-      for (std::size_t i = 0; i < count_b; ++i) b32[i] = bf16_to_float(hb[i]);
-    }
-    cpu_a = a32.data();
-    cpu_b = b32.data();
-  }
+  const auto [cpu_a, cpu_b] = openblas_inputs(g, in, a32, b32);
+  std::vector<std::byte> cpu_c(g.count_c * (g.f64 ? 8 : 4));
   const int threads = pool.size();
-  const auto cpu_gemm = [&] { openblas_gemm(shape, f64, cpu_a, cpu_b, cpu_c.data(), threads); };
-  const auto measure_openblas = [&] {
-    if (!with_openblas || interrupt_requested()) return;
-    if (opts.verify) { // OpenBLAS's own product, against the same bound in its output type
-      std::memset(cpu_c.data(), 0xFF, cpu_c.size());
-      cpu_gemm();
-      r.verify.merge(check_gemm(f64 ? gemm_dtype::f64 : gemm_dtype::f32, shape, cpu_c.data(), ref),
-                     "cpu_openblas");
-    }
-    measure_cpu(r, "cpu_openblas", opts.measure, work, cpu_gemm);
-    if (auto* m = row(r, "cpu_openblas"); m != nullptr) {
-      m->description = openblas_description(type, threads);
-      add_cpu_energy(*m, opts, cpu_gemm, work.items, "FLOP");
-    }
-  };
-  if (opts.cpu_only) {
-    measure_openblas();
-    return r;
+  const auto cpu_gemm = [&] { openblas_gemm(g.shape, g.f64, cpu_a, cpu_b, cpu_c.data(), threads); };
+  if (opts.verify) {
+    std::memset(cpu_c.data(), 0xFF, cpu_c.size());
+    cpu_gemm();
+    r.verify.merge(
+        check_gemm(g.f64 ? gemm_dtype::f64 : gemm_dtype::f32, g.shape, cpu_c.data(), in.ref),
+        "cpu_openblas");
   }
+  measure_cpu(r, "cpu_openblas", opts.measure, g.work, cpu_gemm);
+  if (auto* m = row(r, "cpu_openblas"); m != nullptr) {
+    m->description = openblas_description(g.type, threads);
+    add_cpu_energy(*m, opts, cpu_gemm, g.work.items, "FLOP");
+  }
+}
 
+/// The SM clock the kernel row ran at: the one the GPU counted across its samples, else NVML's
+/// median reading during it, else the device's maximum; and where it came from.
+std::pair<double, std::string> kernel_clock_mhz(const measurement& m, int device) {
+  if (const double mhz = m.sm_clock.value("median_mhz", 0.0); mhz > 0)
+    return {mhz, "SM clock the GPU counted across the kernel row's samples (median)"};
+  if (m.telemetry.contains("sm_clock_mhz"))
+    if (const double mhz = m.telemetry["sm_clock_mhz"].value("median", 0.0); mhz > 0)
+      return {mhz, "SM clock NVML read during the kernel row (median)"};
+  return {cuda::max_sm_clock_khz(device) / 1e3, "the device's maximum SM clock (no reading)"};
+}
+
+/// FLOP/s against the dtype's theoretical peak at the kernel row's clock, from the
+/// per-architecture table.
+void add_peak_fraction(result& r, const gemm_point& g, const cuda::device_info& info, int device) {
+  const auto* m = r.find("kernel");
+  if (m == nullptr || m->stats.median <= 0) return;
+  const auto per_clock = gemm_flops_per_clock_per_sm(g.type, info.cc_major, info.cc_minor);
+  if (!per_clock) {
+    r.derived["kernel_peak_fraction"] =
+        fmt::format("not known for compute capability {}.{}", info.cc_major, info.cc_minor);
+    return;
+  }
+  const auto [mhz, source] = kernel_clock_mhz(*m, device);
+  if (mhz <= 0) return;
+  const double peak = *per_clock * info.sms * mhz * 1e6;
+  r.derived["kernel_peak_flops_per_s"] = peak;
+  r.derived["kernel_peak_clock_mhz"] = mhz;
+  r.derived["kernel_peak_clock"] = source;
+  r.derived["kernel_peak_fraction"] = g.work.items / m->stats.median / peak;
+}
+
+/// The GPU rows: the cuBLASLt product (`kernel`, its algorithm named), `h2d`, `d2h` and
+/// `end_to_end`, the product and the end-to-end path verified first.
+void measure_gpu(result& r, run_context& ctx, const gemm_point& g, int device,
+                 const gemm_inputs& in) {
+  const auto& opts = ctx.options();
   const cuda::scoped_device guard(device);
-  const std::size_t bytes_a = count_a * esize;
-  const std::size_t bytes_b = count_b * esize;
-  const std::size_t bytes_c = count_c * esize;
+  const std::size_t bytes_a = g.count_a * g.esize;
+  const std::size_t bytes_b = g.count_b * g.esize;
+  const std::size_t bytes_c = g.count_c * g.esize;
   cuda::require_device_memory(bytes_a + bytes_b + bytes_c + cuda::gemm_plan::workspace_bytes,
-                              label.c_str());
+                              g.label.c_str());
   const cuda::gemm_plan plan(
-      {precision_of(type), shape.m, shape.n, shape.k, shape.trans_a, shape.trans_b});
+      {precision_of(g.type), g.shape.m, g.shape.n, g.shape.k, g.shape.trans_a, g.shape.trans_b});
   gpu_setup gpu(ctx.device_with_peaks(device), ctx.telemetry(device));
   const cudaStream_t s = gpu.stream.get();
   cuda::device_buffer<std::byte> da(bytes_a);
   cuda::device_buffer<std::byte> db(bytes_b);
   cuda::device_buffer<std::byte> dc(bytes_c);
   host_buffer c(bytes_c, host_memory::pinned);
-  cuda::copy_to_device_async(da.data(), a.data(), bytes_a, s);
-  cuda::copy_to_device_async(db.data(), b.data(), bytes_b, s);
+  cuda::copy_to_device_async(da.data(), in.a.data(), bytes_a, s);
+  cuda::copy_to_device_async(db.data(), in.b.data(), bytes_b, s);
   const auto kernel = [&](cudaStream_t st) { plan.run(da.data(), db.data(), dc.data(), st); };
   const auto upload = [&](cudaStream_t st) {
-    cuda::copy_to_device_async(da.data(), a.data(), bytes_a, st);
-    cuda::copy_to_device_async(db.data(), b.data(), bytes_b, st);
+    cuda::copy_to_device_async(da.data(), in.a.data(), bytes_a, st);
+    cuda::copy_to_device_async(db.data(), in.b.data(), bytes_b, st);
   };
   const auto download = [&](cudaStream_t st) {
     cuda::copy_to_host_async(c.data(), dc.data(), bytes_c, st);
@@ -229,23 +283,23 @@ result run_gemm_point(const point_view& point, run_context& ctx) {
     download(st);
   };
   if (opts.verify) {
-    const auto compare = [&] { return check_gemm(type, shape, c.data(), ref); };
+    const auto compare = [&] { return check_gemm(g.type, g.shape, c.data(), in.ref); };
+    const std::vector<poison_target> outputs{{dc.data(), bytes_c, true},
+                                             {c.data(), bytes_c, false}};
     r.verify.merge(checked_run(
-                       s, {{dc.data(), bytes_c, true}, {c.data(), bytes_c, false}},
+                       s, outputs,
                        [&](cudaStream_t st) {
                          kernel(st);
                          download(st);
                        },
                        compare),
                    "kernel");
-    r.verify.merge(checked_run(s, {{dc.data(), bytes_c, true}, {c.data(), bytes_c, false}},
-                               end_to_end, compare),
-                   "end_to_end");
+    r.verify.merge(checked_run(s, outputs, end_to_end, compare), "end_to_end");
   }
 
   gpu_row kernel_row;
   kernel_row.name = "kernel";
-  kernel_row.work = work; // energy per FLOP
+  kernel_row.work = g.work; // energy per FLOP
   kernel_row.body = kernel;
   kernel_row.finish = [&plan](measurement& m) { m.description = plan.algorithm(); };
   measure_row(r, gpu.sampler, opts, kernel_row);
@@ -254,39 +308,31 @@ result run_gemm_point(const point_view& point, run_context& ctx) {
                          const std::function<void(cudaStream_t)>& body) {
     measure_row(r, gpu.sampler, opts, plain_gpu_row(name, std::move(w), body));
   };
-  plain("h2d", {static_cast<double>(bytes_a + bytes_b), elements(count_a + count_b), "elements"},
+  plain("h2d",
+        {static_cast<double>(bytes_a + bytes_b), elements(g.count_a + g.count_b), "elements"},
         upload);
-  plain("d2h", {static_cast<double>(bytes_c), elements(count_c), "elements"}, download);
-  plain("end_to_end", {static_cast<double>(bytes_a + bytes_b + bytes_c), work.items, "FLOP"},
+  plain("d2h", {static_cast<double>(bytes_c), elements(g.count_c), "elements"}, download);
+  plain("end_to_end", {static_cast<double>(bytes_a + bytes_b + bytes_c), g.work.items, "FLOP"},
         end_to_end);
+  add_peak_fraction(r, g, gpu.dev.info, device);
+}
 
-  // FLOP/s against the dtype's theoretical peak at the SM clock NVML read during the kernel row
-  // (the device's maximum clock where NVML is absent), from the per-architecture table.
-  const auto& info = gpu.dev.info;
-  if (const auto* m = r.find("kernel"); m != nullptr && m->stats.median > 0) {
-    const auto per_clock = gemm_flops_per_clock_per_sm(type, info.cc_major, info.cc_minor);
-    double mhz = 0;
-    std::string clock_source = "nvml";
-    if (m->telemetry.contains("sm_clock_mhz"))
-      mhz = m->telemetry["sm_clock_mhz"].value("median", 0.0);
-    if (mhz <= 0) {
-      mhz = cuda::max_sm_clock_khz(device) / 1e3;
-      clock_source = "max";
-    }
-    if (per_clock && mhz > 0) {
-      const double peak = *per_clock * info.sms * mhz * 1e6;
-      r.derived["kernel_peak_flops_per_s"] = peak;
-      r.derived["kernel_peak_clock_mhz"] = mhz;
-      r.derived["kernel_peak_clock"] = clock_source == "nvml"
-                                           ? "SM clock NVML read during the kernel row (median)"
-                                           : "the device's maximum SM clock (no NVML reading)";
-      r.derived["kernel_peak_fraction"] = work.items / m->stats.median / peak;
-    } else if (!per_clock) {
-      r.derived["kernel_peak_fraction"] =
-          fmt::format("not known for compute capability {}.{}", info.cc_major, info.cc_minor);
-    }
+result run_gemm_point(const point_view& point, run_context& ctx) {
+  const auto& opts = ctx.options();
+  const gemm_point g = describe(point);
+  result r;
+  r.params = point.values();
+  if (!g.with_openblas) r.derived["cpu_openblas"] = "not built in";
+  if (opts.cpu_only && !g.with_openblas) {
+    r.status = result_status::skipped;
+    r.reason = "this build has no OpenBLAS, the only CPU row of gemm (docs/gemm.md)";
+    return r;
   }
-  measure_openblas();
+  require_host_memory(host_bytes(g), g.label);
+  auto& pool = ctx.cpu_pool();
+  const gemm_inputs in = make_inputs(g, opts, pool);
+  if (!opts.cpu_only) measure_gpu(r, ctx, g, point.device(), in);
+  measure_openblas(r, opts, g, in, pool);
   return r;
 }
 
