@@ -37,7 +37,8 @@ endif()
 # folder: copied there in the build tree (build/app/gpubench -> build/share/...) and installed
 # there by the .deb (/usr/bin/gpubench -> /usr/share/...). The wheel packages python/gpubench
 # whole, and the executable finds it in site-packages.
-set(gpubench_python_modules __init__.py charts.py html_report.py)
+set(gpubench_python_modules __init__.py chart_axes.py chart_data.py charts.py html_parts.py
+    html_report.py)
 foreach(module IN LISTS gpubench_python_modules)
   configure_file(${PROJECT_SOURCE_DIR}/python/gpubench/${module}
                  ${PROJECT_BINARY_DIR}/share/gpubench/python/gpubench/${module} COPYONLY)

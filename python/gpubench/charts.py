@@ -9,12 +9,15 @@ Each point is the rate of the median sample; its error bar spans the rates of th
 percentile of the raw samples. A series (a mode, an implementation) has one colour in every
 figure and panel, and legends use the names of the docs (cpu-augment, CPU reference).
 """
-import json
-import math
 import statistics
-import textwrap
 
-SCHEMA = "gpubench/1"
+from gpubench.chart_axes import (wrapped, count_text, plain_log_x, plain_log_y, xs_of,
+                                  layout_problems)  # noqa: F401
+# charts.X stays the name of everything a chart is made of, wherever it is defined.
+from gpubench.chart_data import (SCHEMA, NotAResult, Result, read_document, Collection,  # noqa
+                                  median, rate, raw_samples, percentile, spread, point,
+                                  says_something, format_seconds)
+
 MATPLOTLIB_MISSING = (
     "the Python interpreter {exe} (Python {version}) has no module 'matplotlib'. Install it for "
     "this interpreter: {exe} -m pip install matplotlib (Debian/Ubuntu system Python: sudo apt "
@@ -60,10 +63,6 @@ SPARE_COLOURS = ["tab:pink", "tab:olive", "tab:brown", "tab:purple", "tab:cyan",
 _assigned = {}
 
 
-class NotAResult(ValueError):
-    """A file that cannot be read as a gpubench/1 result (the message names it)."""
-
-
 def colour_of(label):
     if label in FIXED_COLOURS:
         return FIXED_COLOURS[label]
@@ -77,12 +76,6 @@ def display_name(key):
 
 
 # ---- layout: titles that wrap, legends beside the data, plain tick labels ----------------------
-
-def wrapped(text, width_inches, fontsize):
-    """`text` folded at spaces into lines that fit `width_inches` at `fontsize` points (a glyph of
-    DejaVu Sans is at most about 0.6 of the size wide)."""
-    chars = max(20, int(width_inches * 72 / (0.6 * fontsize)))
-    return "\n".join(textwrap.wrap(text, chars)) or text
 
 
 def set_title(ax, text):
@@ -113,202 +106,6 @@ def finalize(fig):
                 if flat:
                     text.set_text(wrapped(flat, width, size))
         fig.tight_layout()
-
-
-def count_text(v):
-    """A tick label as people write sizes: 8, 512, 64Ki, 16Mi for powers of two, else 1.5k, 3M."""
-    if v <= 0:
-        return "0"
-    for unit, scale in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-        if v >= scale and v % scale == 0:
-            return f"{int(v // scale)}{unit}"
-    if float(v).is_integer() and v < 10000:
-        return str(int(v))
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if v >= scale:
-            return f"{v / scale:.3g}{unit}"
-    return f"{v:.3g}"
-
-
-def plain_log_x(ax, xs):
-    """A log-2 x axis whose ticks are the sizes measured, written plainly (8, not 2^3); at most
-    about ten labels, the ends always among them."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
-    ax.set_xscale("log", base=2)
-    values = sorted({x for x in xs if x and x > 0})
-    if not values:
-        return
-    step = max(1, math.ceil(len(values) / 10))
-    ticks = values[::step]
-    if ticks[-1] != values[-1]:
-        ticks.append(values[-1])
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: count_text(v)))
-    ax.xaxis.set_minor_locator(NullLocator())
-
-
-def plain_log_y(ax):
-    """A log y axis labelled 300, 1k, 30k (no 3 x 10^3): at 1, 2 and 5 of each decade when the
-    data span two decades or less (so that a narrow range still has labels), else at each
-    decade."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
-    ax.set_yscale("log")
-    low, high = ax.get_ylim()
-    narrow = low > 0 and high / low <= 100
-    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if narrow else (1.0,)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: count_text(v)))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-
-
-def xs_of(series):
-    return [x for points in series.values() for x in points]
-
-
-def layout_problems(fig):
-    """What a reader would see cut or covered in `fig`, as text: a text (title, label, tick label,
-    legend) reaching beyond the figure, or a legend over an axes' data area. Empty when none."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    box = fig.bbox
-    problems = []
-    texts = list(fig.texts)
-    if getattr(fig, "_suptitle", None) is not None:
-        texts.append(fig._suptitle)  # pylint: disable=protected-access
-    for ax in fig.axes:
-        texts += [ax.title, ax._left_title, ax._right_title,  # pylint: disable=protected-access
-                  ax.xaxis.label, ax.yaxis.label]
-        for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
-            lo, hi = min(lo, hi), max(lo, hi)
-            # Ticks outside the view limits are not drawn: only the drawn labels count.
-            texts += [t.label1 for t in axis.get_major_ticks()
-                      if lo <= t.get_loc() <= hi and t.label1.get_visible()]
-        legend = ax.get_legend()
-        if legend is not None:
-            lb = legend.get_window_extent(renderer)
-            if lb.overlaps(ax.get_window_extent(renderer)):
-                problems.append("a legend covers the data of the axes titled "
-                                f"{ax.get_title()[:60]!r}")
-            texts += list(legend.get_texts())
-    for t in texts:
-        if t is None or not t.get_text() or not t.get_visible():
-            continue
-        b = t.get_window_extent(renderer)
-        if b.x0 < box.x0 - 1 or b.y0 < box.y0 - 1 or b.x1 > box.x1 + 1 or b.y1 > box.y1 + 1:
-            problems.append(f"text cut at the figure's edge: {t.get_text()[:60]!r}")
-    return problems
-
-
-class Result:
-    """One result with its device name resolved against the devices of its own file."""
-
-    def __init__(self, raw, device):
-        self.benchmark = raw["benchmark"]
-        self.params = raw.get("params", {})
-        self.status = raw.get("status", "ok")
-        self.device = device
-        self.derived = raw.get("derived", {})
-        self.measurements = {m["name"]: m for m in raw.get("measurements", [])}
-        self.raw = raw
-
-
-def read_document(path):
-    """The parsed JSON of a result file; NotAResult when it is not one."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise NotAResult(f"{path}: cannot be read: {e.strerror}") from e
-    except (ValueError, UnicodeDecodeError) as e:
-        raise NotAResult(f"{path}: not a JSON file ({e})") from e
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise NotAResult(f"{path}: not a {SCHEMA} result file")
-    return doc
-
-
-class Collection:
-    """The results of several files, with the GPUs, their peaks and the hosts they name."""
-
-    def __init__(self, docs):
-        self.docs = docs
-        self.results, gpus, self.peaks, hosts = [], set(), {}, set()
-        for doc in docs:
-            devices = {d.get("id"): d for d in doc.get("devices", [])}
-            hosts.add(doc.get("meta", {}).get("host", {}).get("cpu", "CPU"))
-            for raw in doc.get("results", []):
-                if raw.get("rank", 0) > 0:
-                    continue  # a merged multi-GPU file: rank 0 stands for the job here
-                dev = devices.get(raw.get("device", -1))
-                if dev is not None:
-                    gpus.add(dev["name"])
-                    # Merge across files: any file that measured the D2D peak supplies it.
-                    peak = self.peaks.setdefault(dev["name"],
-                                                 {"theoretical": None, "measured": None})
-                    peak["theoretical"] = peak["theoretical"] or dev.get("peak_bytes_per_s")
-                    peak["measured"] = (peak["measured"]
-                                        or dev.get("measured", {}).get("d2d_bytes_per_s"))
-                self.results.append(Result(raw, dev["name"] if dev else None))
-        self.gpus, self.hosts = sorted(gpus), sorted(hosts)
-
-    def machine(self):
-        return (", ".join(self.gpus) if self.gpus
-                else "CPU only (" + ", ".join(self.hosts) + ")")
-
-    def of(self, benchmark):
-        return [r for r in self.results
-                if r.benchmark == benchmark and r.status in ("ok", "failed")]
-
-
-def median(m):
-    return m.get("stats", {}).get("median") or 0.0
-
-
-def rate(m, key):
-    value = m.get("rates", {}).get(key)
-    if value is None and key == "items_per_s" and median(m) > 0:
-        value = m.get("items", 0) / median(m)
-    return value
-
-
-def raw_samples(m):
-    samples = m.get("samples")
-    return [t for t in samples if t and t > 0] if isinstance(samples, list) else []
-
-
-def percentile(values, q):
-    """Linear interpolation between the closest ranks, as numpy's default."""
-    v = sorted(values)
-    if not v:
-        return None
-    pos = (len(v) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
-
-
-def spread(m, work):
-    """The rates (work / sample) of the 25th and 75th percentile samples: a longer sample is a
-    lower rate, so the 75th percentile of the times gives the low end."""
-    times = raw_samples(m)
-    if not times or not work:
-        return None
-    return work / percentile(times, 0.75), work / percentile(times, 0.25)
-
-
-def point(m, key, scale=1.0):
-    """(value, low, high) of a measurement's rate `key`, divided by `scale`."""
-    value = rate(m, key)
-    if not value:
-        return None
-    work = m.get("bytes") if key == "bytes_per_s" else m.get("items")
-    band = spread(m, work)
-    lo, hi = band if band else (value, value)
-    return value / scale, min(lo, value) / scale, max(hi, value) / scale
-
-
-def says_something(series):
-    """A chart of `series` (label -> x -> value) is worth drawing when some line has two points:
-    a single point per series is a table row, not a chart."""
-    return any(len(points) >= 2 for points in series.values())
 
 
 def series_plot(ax, series, marker="o"):
@@ -611,15 +408,6 @@ def distribution_figure(c, benchmark):
     set_title(ax, f"{benchmark}: sample distribution of each measurement, time over its median")
     finish(ax, "sample time / median (1.0 = median; zoomed to the 1st-99th percentiles)", "")
     return fig
-
-
-def format_seconds(s):
-    if s is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if abs(s) >= scale:
-            return f"{s / scale:.4g} {unit}"
-    return f"{s / 1e-9:.4g} ns"
 
 
 def figures(c, require_trend=False):

@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -88,6 +89,22 @@ injected_fault parse_injected_fault(std::string_view text) {
   if (kind == "bad_alloc") f.kind = fault_kind::bad_alloc;
   if (kind == "thread_start") f.kind = fault_kind::thread_start;
   f.benchmark = std::string(text.substr(0, colon)); // checked against the plan
+  return f;
+}
+
+std::optional<injected_rank_failure> parse_rank_failure(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  const std::string value(text);
+  injected_rank_failure f;
+  char mode[16] = {};
+  unsigned long point = 0;
+  const int n = std::sscanf(value.c_str(), "%d:%lu:%15s", &f.rank, &point, mode);
+  const std::string m(mode);
+  if (n < 2 || f.rank < 0 || point == 0 || (n == 3 && m != "abort" && m != "stall"))
+    throw usage_error(
+        fmt::format("GPUBENCH_MPI_TEST_FAIL: '{}' is not RANK:POINT[:abort|stall]", value));
+  f.point = point;
+  f.stall = m == "stall";
   return f;
 }
 

@@ -6,6 +6,7 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/engine/env.hpp"
 #include "gpubench/engine/environment.hpp"
+#include "gpubench/engine/test_hooks.hpp"
 #include "gpubench/scale/multi_gpu_merge.hpp"
 
 #include <fmt/format.h>
@@ -215,30 +216,6 @@ mpi_job* current_mpi_job() {
 
 namespace {
 
-/// GPUBENCH_MPI_TEST_FAIL=RANK:POINT[:abort|stall] (test-only, docs/multi-gpu.md): before the
-/// POINT-th point (1-based) rank RANK aborts (a crashed rank) or stops answering (a hung one).
-struct injected_rank_failure {
-  int rank = -1;
-  std::size_t point = 0;
-  bool stall = false;
-};
-
-std::optional<injected_rank_failure> rank_failure_from_env() {
-  const char* value = process_environment().mpi_test_fail.c_str();
-  if (*value == '\0') return std::nullopt;
-  injected_rank_failure f;
-  char mode[16] = {};
-  unsigned long point = 0;
-  const int n = std::sscanf(value, "%d:%lu:%15s", &f.rank, &point, mode);
-  const std::string m(mode);
-  if (n < 2 || f.rank < 0 || point == 0 || (n == 3 && m != "abort" && m != "stall"))
-    throw usage_error(
-        fmt::format("GPUBENCH_MPI_TEST_FAIL: '{}' is not RANK:POINT[:abort|stall]", value));
-  f.point = point;
-  f.stall = m == "stall";
-  return f;
-}
-
 /// Rank 0 measures each rank's clock against its own: a few round trips, the shortest kept; the
 /// offset is the rank's reading minus the midpoint of rank 0's send and receive.
 void measure_clock_offsets(mpi_job& job, double timeout_s) {
@@ -284,7 +261,8 @@ void measure_clock_offsets(mpi_job& job, double timeout_s) {
 class mpi_point_sync final : public point_observer {
 public:
   mpi_point_sync(mpi_job& job, double timeout_s, std::size_t points)
-      : job_(job), timeout_s_(timeout_s), starts_(points), fail_(rank_failure_from_env()) {}
+      : job_(job), timeout_s_(timeout_s), starts_(points),
+        fail_(parse_rank_failure(process_environment().mpi_test_fail)) {}
 
   void before_point(std::size_t index) override {
     if (fail_ && fail_->rank == job_.rank() && fail_->point == index + 1) {

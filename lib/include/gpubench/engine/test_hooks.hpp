@@ -1,13 +1,15 @@
 #pragma once
-// The test-only hooks, behind one seam. Both are read from the environment once, the first time
-// the seam is asked (plan_points() asks before anything runs), and are compiled in so that the
-// CLI tests exercise the shipped binary:
+// The test-only hooks, behind one seam. The first two are read from the environment once, the
+// first time the seam is asked (plan_points() asks before anything runs), and all are compiled in
+// so that the CLI tests exercise the shipped binary:
 // - GPUBENCH_TEST_SLOWDOWN="<measurement>:<fraction>" adds a calibrated GPU delay to every GPU
 //   measurement of that name, so the regression gate's detection rate can be measured
 //   (docs/ci.md). The delay is enqueued as part of that measurement's body, decided once before
 //   its samples; a run that has it says so in its meta.
 // - GPUBENCH_INJECT_FAULT=BENCHMARK:POINT[:KIND] makes a fault happen at the start of one point
 //   of the plan (docs/reliability.md).
+// - GPUBENCH_MPI_TEST_FAIL=RANK:POINT[:abort|stall] makes one rank of an MPI run crash or hang
+//   before a point (docs/multi-gpu.md); the MPI run parses it when it starts.
 // - A point's key "corrupt_weights_of" (set by GPU tests only; no parameter table declares it, so
 //   neither the command line nor a run file can) flips one bit of a checked run's output.
 #include <cuda_runtime_api.h>
@@ -48,6 +50,17 @@ struct injected_fault {
 /// Parses "BENCHMARK:POINT[:KIND]"; usage_error naming the variable otherwise (an unknown
 /// benchmark included).
 injected_fault parse_injected_fault(std::string_view text);
+
+/// GPUBENCH_MPI_TEST_FAIL=RANK:POINT[:abort|stall] (docs/multi-gpu.md): before the POINT-th
+/// point (1-based) rank RANK aborts (a crashed rank) or stops answering (a hung one).
+struct injected_rank_failure {
+  int rank = -1;
+  std::size_t point = 0;
+  bool stall = false;
+};
+
+/// Parses the variable's value (nothing when empty); usage_error naming it otherwise.
+std::optional<injected_rank_failure> parse_rank_failure(std::string_view text);
 
 /// The hooks of this process.
 struct test_hooks {

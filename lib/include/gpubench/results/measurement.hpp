@@ -47,6 +47,10 @@ struct work_counts {
 };
 
 enum class clock_kind { gpu, host };
+/// "gpu" or "host", as the JSON, CSV and compare's rows name a clock.
+constexpr std::string_view to_string(clock_kind k) noexcept {
+  return k == clock_kind::host ? "host" : "gpu";
+}
 
 struct measurement {
   std::string name;
