@@ -257,7 +257,7 @@ class CompactSvg(unittest.TestCase):
     def test_the_font_lists_of_both_styles_shrink(self):
         sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
         try:
-            from gpubench.html_report import compact_svg
+            from gpubench.html_parts import compact_svg
         finally:
             sys.path.pop(0)
         fonts = "'DejaVu Sans', 'Bitstream Vera Sans', 'Lucida Grande', 'Arial', sans-serif"
