@@ -67,11 +67,10 @@ void write_csv(std::ostream& os, const run_report& rep) {
       os << prefix
          << fmt::format(",{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.17g},{:.17g},"
                         "{},{},{},{},{}\n",
-                        csv_field(m.name), to_string(m.clock), m.cold,
-                        m.converged, s.count, s.min, s.median, s.mean, s.max, s.stddev,
-                        s.rel_stddev, m.work.bytes, m.work.items, csv_field(m.work.item_unit),
-                        rate_field(m, "bytes_per_s"), rate_field(m, "items_per_s"), verified,
-                        run_state);
+                        csv_field(m.name), to_string(m.clock), m.cold, m.converged, s.count, s.min,
+                        s.median, s.mean, s.max, s.stddev, s.rel_stddev, m.work.bytes, m.work.items,
+                        csv_field(m.work.item_unit), rate_field(m, "bytes_per_s"),
+                        rate_field(m, "items_per_s"), verified, run_state);
     }
   }
 }
