@@ -4,6 +4,7 @@
 #include "gpubench/augment/augment_bench.hpp"
 #include "gpubench/gemm/gemm_bench.hpp"
 #include "gpubench/pipeline/pipeline_bench.hpp"
+#include "gpubench/roofline/roofline_bench.hpp"
 #include "gpubench/stream/stream_bench.hpp"
 #include "gpubench/vecadd/vecadd_bench.hpp"
 
@@ -12,7 +13,7 @@ namespace gpubench {
 const std::vector<benchmark>& all_benchmarks() {
   static const std::vector<benchmark> list{
       make_vecadd_benchmark(), make_augment_benchmark(), make_pipeline_benchmark(),
-      make_stream_benchmark(), make_gemm_benchmark(),
+      make_stream_benchmark(), make_gemm_benchmark(),    make_roofline_benchmark(),
   };
   return list;
 }
