@@ -83,6 +83,9 @@ run pipeline-sweep pipeline --batch 8,16,32,64,128,256
 run stream stream --n 2^28
 # gemm at its default 8192^3, every dtype (docs/gemm.md; target: the whole run under 60 s).
 run gemm gemm --dtype f64,f32,tf32,bf16,f16
+# The roofs (docs/roofline.md): f32 over the whole sweep, the other types at seven intensities.
+run roofline-f32 roofline
+run roofline-others roofline --dtype f64,f16,bf16 --intensity 0.25,1,4,16,64,256,1024
 run ci-smoke-1 run "$root/configs/ci-smoke.json"
 run ci-smoke-2 run "$root/configs/ci-smoke.json"
 echo "== gpubench compare ci-smoke-1.json ci-smoke-2.json" | tee -a "$out/bench.txt"

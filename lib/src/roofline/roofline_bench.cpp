@@ -9,7 +9,6 @@
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
 #include "gpubench/engine/point.hpp"
-#include "gpubench/report/report.hpp"
 #include "gpubench/roofline/roofline_cpu.hpp"
 
 #include <fmt/format.h>
