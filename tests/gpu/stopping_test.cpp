@@ -55,8 +55,8 @@ TEST_CASE("entropy stopping: a small vecadd converges", "[gpu][stopping]") {
 
 TEST_CASE("reject-throttled: each sample's SM clock, counted on the GPU, agrees with NVML's",
           "[gpu][stopping]") {
-  // 3 x 128 MiB: about 0.1 ms a sample, a window far longer than the timer's resolution.
-  small_vecadd v(std::size_t{1} << 25);
+  // 3 x 256 MiB: about 0.2 ms a sample, a window 200 times a 1 us timer step.
+  small_vecadd v(std::size_t{1} << 26);
   auto tel = open_telemetry(v.info.pci_bus_id);
   gpu_sampler sampler(v.s.get(), &v.flusher, tel.get());
   measure_options o;
