@@ -4,6 +4,9 @@
 #include "gpubench/augment/augment_params.hpp"
 #include "gpubench/engine/benchmark.hpp"
 
+#include <iosfwd>
+#include <vector>
+
 namespace gpubench {
 
 benchmark make_augment_benchmark();
@@ -21,5 +24,9 @@ void finish_augment_point(nlohmann::json& p, const nlohmann::json& all, const co
 
 /// The settings `gpubench augment` runs with when given no option (pipeline's stage A uses them).
 augment_config default_augment_config();
+
+/// The summary under augment's table: per batch, images/s of each implementation, the speedups
+/// (against the fastest CPU row) and the verification.
+void write_augment_summary(std::ostream& os, const std::vector<const result*>& results);
 
 } // namespace gpubench
