@@ -121,7 +121,9 @@ void fill_roofline_input(dtype t, void* out, std::size_t n, std::uint64_t seed, 
 
 verification check_roofline(dtype t, std::size_t n, const roofline_work& w, std::uint64_t seed,
                             const void* got, thread_pool& pool) {
-  const auto [a, b] = roofline_constants(t);
+  const auto constants = roofline_constants(t); // no structured binding: clang 14 cannot capture it
+  const double a = constants.first;
+  const double b = constants.second;
   std::vector<double> input(roofline_distinct_values);
   std::vector<double> chained(roofline_distinct_values);
   pool.parallel_for(input.size(), [&](std::size_t begin, std::size_t end) {
