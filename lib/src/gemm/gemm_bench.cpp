@@ -199,7 +199,10 @@ void measure_openblas(result& r, const common_options& opts, const gemm_point& g
   if (!g.with_openblas || interrupt_requested()) return;
   std::vector<float> a32;
   std::vector<float> b32;
-  const auto [cpu_a, cpu_b] = openblas_inputs(g, in, a32, b32);
+  // No structured binding: a lambda captures these, which clang 14 (the fuzz build) cannot.
+  const auto inputs = openblas_inputs(g, in, a32, b32);
+  const void* cpu_a = inputs.first;
+  const void* cpu_b = inputs.second;
   std::vector<std::byte> cpu_c(g.count_c * (g.f64 ? 8 : 4));
   const int threads = pool.size();
   const auto cpu_gemm = [&] { openblas_gemm(g.shape, g.f64, cpu_a, cpu_b, cpu_c.data(), threads); };

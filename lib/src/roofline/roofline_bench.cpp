@@ -62,7 +62,9 @@ result run_roofline_point(const point_view& point, run_context& ctx) {
   const roofline_work w = roofline_work_for(t, n, point.get<double>("intensity"));
   const std::size_t bytes = n * dtype_size(t);
   const std::string label = fmt::format("roofline n={} {}", n, dtype_name(t));
-  const auto [a, b] = roofline_constants(t);
+  const auto constants = roofline_constants(t);
+  const double a = constants.first;
+  const double b = constants.second;
   auto& pool = ctx.cpu_pool();
 
   result r;
@@ -84,7 +86,7 @@ result run_roofline_point(const point_view& point, run_context& ctx) {
   cuda::copy_to_device_async(din.data(), in.data(), bytes, s);
   const int block = point.get<int>("block");
   const int grid = cuda::roofline_grid(t, block);
-  const auto kernel = [&, a = a, b = b](cudaStream_t st) {
+  const auto kernel = [&](cudaStream_t st) {
     cuda::launch_roofline(t, din.data(), dout.data(), n, w.chain, a, b, block, grid, st);
   };
   if (opts.verify) {
