@@ -2,6 +2,8 @@
 #include "gpubench/report/report.hpp"
 #include "gpubench/results/result.hpp"
 
+#include "common.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -128,6 +130,27 @@ TEST_CASE("a GPU row records its L2 flush; a file without the field still loads"
   // Host rows never carry one.
   m.clock = clock_kind::host;
   CHECK_FALSE(to_json(m).contains("l2_flush"));
+}
+
+TEST_CASE("a row's declared FLOPs give its FLOP/s and intensity, and survive a file", "[report]") {
+  auto rep = sample_report();
+  auto& m = rep.results.at(0).measurements.at(0);
+  m = test::finalized("kernel", {2e-3, 2e-3, 2e-3}, {8e6, 1e6, "elements", 4e6});
+  CHECK(m.rates.at("flops_per_s") == Approx(2e9));
+  CHECK(m.rates.at("arithmetic_intensity") == Approx(0.5));
+  const auto j = to_json(rep);
+  CHECK(j["results"][0]["measurements"][0]["flops"] == 4e6);
+  const auto back = report_from_json(j).results.at(0).measurements.at(0);
+  CHECK(back.work.flops == 4e6);
+  CHECK(to_json(report_from_json(j)) == j);
+  // A row without FLOPs (a transfer, a file written before they were declared) has none.
+  auto old = j;
+  old["results"][0]["measurements"][0].erase("flops");
+  const auto plain = report_from_json(old).results.at(0).measurements.at(0);
+  CHECK(plain.work.flops == 0);
+  CHECK_FALSE(to_json(plain).contains("flops"));
+  old["results"][0]["measurements"][0]["flops"] = -1;
+  CHECK_THROWS_WITH(report_from_json(old), Catch::Contains("measurements[0].flops"));
 }
 
 TEST_CASE("reading a result file names the bad path", "[report]") {

@@ -315,7 +315,8 @@ void measure_gpu(result& r, run_context& ctx, const gemm_point& g, int device,
         {static_cast<double>(bytes_a + bytes_b), elements(g.count_a + g.count_b), "elements"},
         upload);
   plain("d2h", {static_cast<double>(bytes_c), elements(g.count_c), "elements"}, download);
-  plain("end_to_end", {static_cast<double>(bytes_a + bytes_b + bytes_c), g.work.items, "FLOP"},
+  plain("end_to_end",
+        {static_cast<double>(bytes_a + bytes_b + bytes_c), g.work.items, "FLOP", g.work.flops},
         end_to_end);
   add_peak_fraction(r, g, gpu.dev.info, device);
 }

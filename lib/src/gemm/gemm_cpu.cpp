@@ -77,7 +77,7 @@ work_counts gemm_work(const gemm_shape& s, gemm_dtype t) {
   const double n = static_cast<double>(s.n);
   const double k = static_cast<double>(s.k);
   const double e = static_cast<double>(gemm_element_bytes(t));
-  return {(m * k + k * n + m * n) * e, 2.0 * m * n * k, "FLOP"};
+  return {(m * k + k * n + m * n) * e, 2.0 * m * n * k, "FLOP", 2.0 * m * n * k};
 }
 
 bool openblas_built_in() { return GPUBENCH_HAVE_OPENBLAS != 0; }

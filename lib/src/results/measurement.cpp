@@ -56,7 +56,10 @@ void finalize(measurement& m) {
   if (m.stats.median > 0) {
     if (m.work.bytes > 0) m.rates["bytes_per_s"] = m.work.bytes / m.stats.median;
     if (m.work.items > 0) m.rates["items_per_s"] = m.work.items / m.stats.median;
+    if (m.work.flops > 0) m.rates["flops_per_s"] = m.work.flops / m.stats.median;
   }
+  if (m.work.flops > 0 && m.work.bytes > 0)
+    m.rates["arithmetic_intensity"] = m.work.flops / m.work.bytes;
 }
 
 } // namespace gpubench

@@ -92,6 +92,7 @@ static json measurement_fields(const measurement& m) {
 
 json to_json(const measurement& m) {
   json j = measurement_fields(m);
+  if (m.work.flops > 0) j["flops"] = m.work.flops;
   // Why sampling stopped, how GPU samples were timed, what the GPU was doing.
   if (m.stopped) j["stop_reason"] = std::string(to_string(*m.stopped));
   if (m.timing) j["timing"] = std::string(to_string(*m.timing));

@@ -121,6 +121,7 @@ work_counts work_from(const reader& r) {
   w.bytes = count("bytes");
   w.items = count("items");
   if (const auto* u = r.maybe("item_unit", json::value_t::string)) w.item_unit = *u;
+  if (r.maybe("flops", json::value_t::number_float) != nullptr) w.flops = count("flops");
   return w;
 }
 

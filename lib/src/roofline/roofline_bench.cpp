@@ -101,7 +101,7 @@ result run_roofline_point(const point_view& point, run_context& ctx) {
   }
   gpu_row row;
   row.name = "kernel";
-  row.work = {w.bytes, w.flops, "FLOP"};
+  row.work = {w.bytes, w.flops, "FLOP", w.flops};
   row.body = kernel;
   row.energy_per_byte = true;
   row.finish = [&](measurement& m) {

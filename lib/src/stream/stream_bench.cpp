@@ -56,7 +56,8 @@ result run_stream_point(const point_view& point, run_context& ctx) {
 
   const auto work = [&](stream_op op) {
     return work_counts{cuda::stream_op_arrays(op) * static_cast<double>(bytes),
-                       static_cast<double>(n), "elements"};
+                       static_cast<double>(n), "elements",
+                       cuda::stream_op_flops(op) * static_cast<double>(n)};
   };
   const auto cpu_op = [&](stream_op op) {
     return stream_reference(op, type, a.data(), b.data(), c.data(), n, pool);

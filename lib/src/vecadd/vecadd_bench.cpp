@@ -85,7 +85,9 @@ result run_vecadd_point(const point_view& point, run_context& ctx) {
   fill_random(type, a.data(), n, opts.seed, 1, pool);
   fill_random(type, b.data(), n, opts.seed, 2, pool);
 
-  const work_counts work{3.0 * static_cast<double>(bytes), static_cast<double>(n), "elements"};
+  // One add an element (the kernel's and the CPU reference's FLOPs; the transfers have none).
+  const work_counts work{3.0 * static_cast<double>(bytes), static_cast<double>(n), "elements",
+                         static_cast<double>(n)};
   const auto reference = [&] { vecadd_reference(type, a.data(), b.data(), ref.data(), n, pool); };
   // The result that GPU outputs are checked against, computed before the timed runs: a SIGINT
   // can stop the measurement before its first run. Those runs recompute it from the same inputs.

@@ -34,6 +34,19 @@ constexpr int stream_op_arrays(stream_op op) noexcept {
   return op == stream_op::add || op == stream_op::triad ? 3 : 2;
 }
 
+/// FLOPs per element: none for copy, one multiply (mul) or add (add), a multiply and an add
+/// (triad, dot).
+constexpr int stream_op_flops(stream_op op) noexcept {
+  switch (op) {
+  case stream_op::copy: return 0;
+  case stream_op::mul:
+  case stream_op::add: return 1;
+  case stream_op::triad:
+  case stream_op::dot: return 2;
+  }
+  return 0;
+}
+
 /// The array a kernel writes: 0 = a, 1 = b, 2 = c; -1 for dot, whose output is one double.
 constexpr int stream_op_output(stream_op op) noexcept {
   switch (op) {

@@ -44,6 +44,9 @@ struct work_counts {
   double bytes = 0;
   double items = 0;
   std::string item_unit = "elements";
+  /// Floating-point operations of one sample (an FMA is 2), where the work declares them; 0: not
+  /// declared. With bytes, the row's arithmetic intensity (docs/roofline.md).
+  double flops = 0;
 };
 
 enum class clock_kind { gpu, host };
