@@ -14,8 +14,8 @@ import unittest
 
 from gpubench_cli import GPUBENCH, run
 
-SUBCOMMANDS = ["vecadd", "augment", "pipeline", "stream", "gemm", "devices", "run", "rerun",
-               "compare", "report", "doctor", "completions"]
+SUBCOMMANDS = ["vecadd", "augment", "pipeline", "stream", "gemm", "roofline", "devices", "run",
+               "rerun", "compare", "report", "doctor", "completions"]
 # What the help of each subcommand declares, checked against the table below so that a choice
 # added to a subcommand without its completion (or the reverse) fails here.
 TYPE = re.compile(r"^\s+(?:-\w,)?(--[\w-]+)\s+\{([^}]*)\}(\S*)", re.M)
@@ -35,6 +35,7 @@ EXPECTED = {
     ("vecadd", "--dtype"): ["f32", "f64", "f16", "bf16", "all"],
     ("gemm", "--dtype"): ["f64", "f32", "tf32", "bf16", "f16", "all"],
     ("gemm", "--layout"): ["nn", "nt", "tn", "all"],
+    ("roofline", "--dtype"): ["f32", "f64", "f16", "bf16", "all"],
     ("augment", "--out-dtype"): ["f32", "f16", "bf16"],
     ("compare", "--gate"): ["gpu", "host", "host-bound", "all"],
     ("compare", "--clock"): ["gpu", "host"],
@@ -46,7 +47,7 @@ EXPECTED = {
 def accepted(sub, option, word):
     """Whether SUB takes `option word` (checked without measuring: --dry-run, or a run that fails
     later for another reason than this option)."""
-    if sub in ("vecadd", "augment", "pipeline", "stream", "gemm"):
+    if sub in ("vecadd", "augment", "pipeline", "stream", "gemm", "roofline"):
         p = run(sub, option, word, "--dry-run")
         return p.returncode == 0, p.stderr
     if sub == "run":
