@@ -10,6 +10,8 @@ Writes, for whatever the files contain:
   stream-bandwidth.png  stream's kernels' bandwidth vs elements, with the same peaks
   augment-throughput.png images/s vs batch for the CPU baselines and each GPU implementation
   pipeline-steps.png    steps/s vs batch per mode, with the ideal overlap, one panel per scenario
+  roofline.png          the measured (solid) and theoretical (dashed) roofs of roofline results,
+                        every GPU row that declares its FLOPs as a point (docs/roofline.md)
   energy-per-op.png     J per element/image/step vs size, gross and net of idle (--energy)
   clocks-over-sweep.png SM clock (min, median) of every GPU measurement in order, flags circled
   multi-gpu-heatmap.png for a merged multi-GPU file (--concurrent or MPI, docs/multi-gpu.md): rank

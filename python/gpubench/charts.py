@@ -313,7 +313,8 @@ def size_of(r):
 def point_label(r, name):
     """A measurement named for a reader: benchmark, the parameters that tell points apart, row."""
     keys = {"vecadd": ("n", "dtype", "kernel", "memory"), "stream": ("n", "dtype"),
-            "augment": ("batch", "impl"), "pipeline": ("scenario", "batch", "mode")}
+            "augment": ("batch", "impl"), "pipeline": ("scenario", "batch", "mode"),
+            "gemm": ("m", "n", "k", "dtype")}
     parts = [str(r.params[k]) for k in keys.get(r.benchmark, ()) if k in r.params]
     return f"{r.benchmark} {' '.join(parts)}: {name}"
 
@@ -410,6 +411,78 @@ def distribution_figure(c, benchmark):
     return fig
 
 
+def roofline_roofs(c):
+    """{dtype: {"memory", "compute", "peak_bytes", "peak_flops"}} from the roofline results: the
+    measured roofs (the highest bytes/s and FLOP/s of the type's points) and the theoretical
+    ones each point recorded."""
+    roofs = {}
+    for r in c.of("roofline"):
+        m = r.measurements.get("kernel")
+        if not m or not median(m):
+            continue
+        x = roofs.setdefault(r.params.get("dtype", "?"),
+                             {"memory": 0, "compute": 0, "peak_bytes": 0, "peak_flops": 0})
+        x["memory"] = max(x["memory"], m.get("bytes", 0) / median(m))
+        x["compute"] = max(x["compute"], m.get("flops", m.get("items", 0)) / median(m))
+        for key, field in (("peak_bytes", "theoretical_bytes_per_s"),
+                           ("peak_flops", "theoretical_flops_per_s")):
+            v = r.derived.get(field)
+            if isinstance(v, (int, float)):
+                x[key] = max(x[key], v)
+    return roofs
+
+
+def roofline_points(c):
+    """(label, intensity, FLOP/s) of every GPU row that declares its FLOPs, the roofline's own
+    kernel rows left out (they draw the roofs)."""
+    out = []
+    for r in c.results:
+        if r.benchmark == "roofline" or r.status not in ("ok", "failed"):
+            continue
+        for name, m in r.measurements.items():
+            rates = m.get("rates", {})
+            if m.get("clock") != "gpu" or "(" in name or not rates.get("arithmetic_intensity"):
+                continue
+            out.append((point_label(r, name), rates["arithmetic_intensity"],
+                        rates.get("flops_per_s", 0)))
+    return [p for p in out if p[2] > 0]
+
+
+def roofline_figure(c, require_trend=False):
+    """Log-log FLOP/s against FLOPs per byte: the measured roofs of each type as solid lines, the
+    theoretical ones dashed, and every row that declares its FLOPs as a labelled point."""
+    roofs = roofline_roofs(c)
+    points = roofline_points(c)
+    if not roofs and not points:
+        return None
+    if require_trend and not roofs and len(points) < 2:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 6))
+    xs = [1 / 32, 4096]
+    for dtype, x in sorted(roofs.items()):
+        colour = colour_of(f"roofline {dtype}")
+        if x["memory"] and x["compute"]:
+            ridge = x["compute"] / x["memory"]
+            ax.plot([xs[0], ridge, xs[1]], [x["memory"] * xs[0] / 1e12, x["compute"] / 1e12,
+                                              x["compute"] / 1e12],
+                    color=colour, label=f"{dtype} measured (ridge {ridge:.3g} FLOP/B)")
+        if x["peak_bytes"] and x["peak_flops"]:
+            ridge = x["peak_flops"] / x["peak_bytes"]
+            ax.plot([xs[0], ridge, xs[1]], [x["peak_bytes"] * xs[0] / 1e12, x["peak_flops"] / 1e12,
+                                              x["peak_flops"] / 1e12],
+                    color=colour, linestyle="--", label=f"{dtype} theoretical")
+    for label, intensity, flops in points:
+        ax.plot([intensity], [flops / 1e12], marker="o", linestyle="none",
+                color=colour_of(label), label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    set_title(ax, f"roofline: measured roofs (solid), theoretical (dashed), rows as points, "
+                  f"{c.machine()}")
+    finish(ax, "arithmetic intensity (FLOPs per byte, log scale)",
+           "TFLOP/s (median sample, log scale)")
+    return fig
+
+
 def figures(c, require_trend=False):
     """(name, figure) of every chart the collection has, in the order plot.py names them;
     `require_trend` leaves out a chart whose series have one point each."""
@@ -419,6 +492,7 @@ def figures(c, require_trend=False):
                        ("stream-bandwidth", stream_bandwidth_figure),
                        ("augment-throughput", augment_figure),
                        ("pipeline-steps", pipeline_figure),
+                       ("roofline", roofline_figure),
                        ("energy-per-op", energy_figure),
                        ("clocks-over-sweep", clocks_figure)):
         fig = make(c, require_trend)

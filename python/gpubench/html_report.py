@@ -35,7 +35,8 @@ def benchmark_order(collection):
 CHART_OF = {"vecadd": [charts.vecadd_bandwidth_figure, charts.vecadd_transfers_figure],
             "stream": [charts.stream_bandwidth_figure],
             "augment": [charts.augment_figure],
-            "pipeline": [charts.pipeline_figure]}
+            "pipeline": [charts.pipeline_figure],
+            "roofline": [charts.roofline_figure]}
 
 
 def run_page(path, doc, terminal):

@@ -25,6 +25,9 @@ for name, fig in figures:
         print("AUGMENT TITLE " + ax.get_title().replace("\n", " "))
         print("AUGMENT XTICKS " + " ".join(t.get_text() for t in ax.get_xticklabels()))
         print("AUGMENT YTICKS " + " ".join(t.get_text() for t in ax.get_yticklabels()))
+    if name == "roofline":
+        texts = fig.axes[0].get_legend().get_texts()
+        print("ROOFLINE LEGEND " + " | ".join(t.get_text() for t in texts))
     if name.endswith("-distribution"):
         print(f"DISTRIBUTION {name} XLIM {fig.axes[0].get_xlim()[1]:.3f}")
     charts.plt.close(fig)

@@ -59,6 +59,47 @@ class Layout(unittest.TestCase):
         yticks = next(l for l in out.splitlines() if l.startswith("AUGMENT YTICKS"))
         self.assertGreaterEqual(len(yticks.split()), 4, "a narrow range still has labels")
 
+    def test_the_roofline_chart_draws_roofs_and_every_row_with_flops(self):
+        with open(SYNTHETIC_H200, encoding="utf-8") as f:
+            doc = json.load(f)
+        device = doc["devices"][0]["id"]
+
+        def kernel(bytes_, flops, median):
+            return {"name": "kernel", "clock": "gpu", "unit": "s", "cold": True,
+                    "converged": True, "stats": {"count": 3, "min": median, "median": median,
+                                                 "mean": median, "max": median, "stddev": 0,
+                                                 "rel_stddev": 0},
+                    "samples": [median] * 3, "bytes": bytes_, "items": flops, "flops": flops,
+                    "item_unit": "FLOP",
+                    "rates": {"bytes_per_s": bytes_ / median, "flops_per_s": flops / median,
+                              "arithmetic_intensity": flops / bytes_}}
+        for dtype, peak in (("f32", 66.9e12), ("f16", 133.8e12)):
+            for intensity in (0.25, 4, 64):
+                flops = 1e9 * intensity
+                median = max(1e9 / 4.4e12, flops / (0.9 * peak))
+                doc["results"].append({
+                    "benchmark": "roofline", "device": device, "status": "ok",
+                    "params": {"n": 2 ** 27, "dtype": dtype, "intensity": intensity},
+                    "measurements": [kernel(1e9, flops, median)],
+                    "derived": {"theoretical_bytes_per_s": 4.8e12,
+                                "theoretical_flops_per_s": peak},
+                    "verification": {"performed": True, "passed": True}, "converged": True})
+        gemm = kernel(3 * 2 * 8192 ** 2, 2 * 8192 ** 3, 1.6e-3)
+        doc["results"].append({"benchmark": "gemm", "device": device, "status": "ok",
+                               "params": {"m": 8192, "n": 8192, "k": 8192, "dtype": "bf16"},
+                               "measurements": [gemm], "derived": {},
+                               "verification": {"performed": True, "passed": True},
+                               "converged": True})
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "roofs.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            out = self.layout(path)
+        legend = next(l for l in out.splitlines() if l.startswith("ROOFLINE LEGEND"))
+        for text in ("f32 measured (ridge", "f32 theoretical", "f16 measured", "f16 theoretical",
+                     "gemm 8192 8192 8192 bf16: kernel"):
+            self.assertIn(text, legend)
+
     def test_one_outlier_does_not_stretch_a_box_plot(self):
         with open(SYNTHETIC_H200, encoding="utf-8") as f:
             doc = json.load(f)
