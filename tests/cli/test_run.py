@@ -95,7 +95,8 @@ class ShippedConfigs(RunFileCase):
         by --dry-run), and a name the binary does not know is refused by both."""
         with open(SCHEMA, encoding="utf-8") as f:
             names = json.load(f)["$defs"]["entry"]["properties"]["benchmark"]["enum"]
-        self.assertEqual(sorted(names), ["augment", "gemm", "pipeline", "stream", "vecadd"])
+        self.assertEqual(sorted(names),
+                         ["augment", "gemm", "pipeline", "roofline", "stream", "vecadd"])
         with tempfile.TemporaryDirectory() as d:
             for name in names + ["matmul"]:
                 path = os.path.join(d, f"{name}.json")
