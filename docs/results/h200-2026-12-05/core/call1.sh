@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call, binaries built on the CPU machine (sm_90, Release, stripped, OpenBLAS from the
 # carried scipy-openblas32 wheel, OpenCV off) and carried in .deps/bin: GPU tests of the new tree
-# (ecf8da7); old (e1202f4, the last revision measured here) and new binaries alternating on the
+# (91603bf); old (e1202f4, the last revision measured here) and new binaries alternating on the
 # recorded figures, energy and gemm; --reject-throttled once with the new one.
 set -uo pipefail
 root=$PWD; o=$OUT; t0=$SECONDS

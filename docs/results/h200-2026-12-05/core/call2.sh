@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Second device call, the same carried binaries (ecf8da7): gpubench roofline in every type; the
+# Second device call, the same carried binaries (91603bf): gpubench roofline in every type; the
 # default gemm run timed; gemm bf16/f16 against torch.matmul over equal durations.
 set -uo pipefail
 root=$PWD; o=$OUT; t0=$SECONDS
