@@ -142,10 +142,10 @@ sampling_outcome sampler_frame::sample(std::string_view name, const measure_opti
       opts,
       [&] {
         last_clock_.reset();
-        last.begin = std::chrono::steady_clock::now();
+        if (nvml) last.begin = std::chrono::steady_clock::now();
         const double x = sample();
         if (!std::isnan(x)) {
-          last.end = std::chrono::steady_clock::now();
+          if (nvml) last.end = std::chrono::steady_clock::now();
           judge.seen(last_clock_);
         }
         return x;

@@ -2,6 +2,7 @@
 
 #include "gpubench/core/half.hpp"
 #include "gpubench/core/random.hpp"
+#include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <fmt/format.h>
 
@@ -58,16 +59,6 @@ double chain_of(dtype t, double x, std::uint32_t fmas, double a, double b) {
   double y = x;
   for (std::uint32_t k = 0; k < fmas; ++k) y = round_to(t, std::fma(y, a, b));
   return y;
-}
-
-double element(dtype t, const void* p, std::size_t i) {
-  switch (t) {
-  case dtype::f64: return static_cast<const double*>(p)[i];
-  case dtype::f32: return static_cast<const float*>(p)[i];
-  case dtype::f16: return half_to_float(static_cast<const std::uint16_t*>(p)[i]);
-  case dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(p)[i]);
-  }
-  return 0;
 }
 
 void store(dtype t, void* p, std::size_t i, double v) {
@@ -151,7 +142,7 @@ verification check_roofline(dtype t, std::size_t n, const roofline_work& w, std:
       const std::size_t j = value_index(seed, i);
       const bool gated = (i / lane_elements) % w.chain.every == 0;
       const double want = gated ? chained[j] : input[j];
-      const double err = std::abs(element(t, got, i) - want);
+      const double err = std::abs(element_value(t, got, i) - want);
       if (!(err <= tol)) { // NaN (a poisoned element never written) fails too
         ++bad;
         first = std::min<std::uint64_t>(first, i);

@@ -100,9 +100,7 @@ std::string vecadd_tolerance_rule(dtype type) {
   return "?";
 }
 
-namespace {
-
-double value_at(dtype type, const void* p, std::size_t i) {
+double element_value(dtype type, const void* p, std::size_t i) {
   switch (type) {
   case dtype::f32: return static_cast<const float*>(p)[i];
   case dtype::f64: return static_cast<const double*>(p)[i];
@@ -111,6 +109,8 @@ double value_at(dtype type, const void* p, std::size_t i) {
   }
   return 0;
 }
+
+namespace {
 
 /// One unit in the last place at |x| for the 16-bit types (normal range).
 double ulp16(dtype type, double x) {
@@ -129,8 +129,8 @@ verification check_vecadd(dtype type, const void* expected, const void* got, std
   v.method = vecadd_tolerance_rule(type);
   const auto first_bad =
       check_elements(n, pool, v, [&](std::size_t i) {
-        const double e = value_at(type, expected, i);
-        const double g = value_at(type, got, i);
+        const double e = element_value(type, expected, i);
+        const double g = element_value(type, got, i);
         const double err =
             std::isnan(g) ? std::numeric_limits<double>::infinity() : std::abs(g - e);
         // Equal NaN bits are not a verified result.
@@ -143,8 +143,8 @@ verification check_vecadd(dtype type, const void* expected, const void* got, std
       }).first_bad;
   if (first_bad) {
     v.details["first_mismatch"] = {{"index", *first_bad},
-                                   {"expected", value_at(type, expected, *first_bad)},
-                                   {"got", value_at(type, got, *first_bad)}};
+                                   {"expected", element_value(type, expected, *first_bad)},
+                                   {"got", element_value(type, got, *first_bad)}};
   }
   return v;
 }

@@ -22,6 +22,9 @@ void vecadd_reference(dtype type, const void* a, const void* b, void* c, std::si
 /// expected value for f16/bf16.
 std::string vecadd_tolerance_rule(dtype type);
 
+/// Element `i` of an array of `type` (16-bit types as their raw patterns) as a double.
+double element_value(dtype type, const void* p, std::size_t i);
+
 /// Compares every element of `got` with `expected`.
 verification check_vecadd(dtype type, const void* expected, const void* got, std::size_t n,
                           thread_pool& pool);
