@@ -165,21 +165,23 @@ std::shared_ptr<given_options> add_common_options(CLI::App& cmd, common_options&
   given_options& raw = *given;
   raw.device_spec = &device_spec;
   if (offered.device) add_table_options(cmd, raw, option_group::device);
-  raw.format_option = cmd.add_option("--format", raw.format, "stdout format")
-                          ->type_name("{table|json|csv|md}")
-                          ->capture_default_str();
-  raw.output_option =
-      cmd.add_option(
-             "--output", opts.output_path,
-             "also write the result to FILE (atomic; format from --output-format, else FILE's "
-             "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)")
-          ->type_name("FILE");
-  raw.output_format_option =
-      cmd.add_option("--output-format", raw.output_format,
-                     "format of the --output file (default: from FILE's extension, else --format "
-                     "if given, else json)")
-          ->type_name("{json|table|csv|md}")
-          ->check(non_empty_text);
+  if (offered.output) {
+    raw.format_option = cmd.add_option("--format", raw.format, "stdout format")
+                            ->type_name("{table|json|csv|md}")
+                            ->capture_default_str();
+    raw.output_option =
+        cmd.add_option(
+               "--output", opts.output_path,
+               "also write the result to FILE (atomic; format from --output-format, else FILE's "
+               "extension .json .csv .md .txt, else --format if given, else JSON; - for stdout)")
+            ->type_name("FILE");
+    raw.output_format_option =
+        cmd.add_option("--output-format", raw.output_format,
+                       "format of the --output file (default: from FILE's extension, else --format "
+                       "if given, else json)")
+            ->type_name("{json|table|csv|md}")
+            ->check(non_empty_text);
+  }
   if (offered.measurement) {
     add_table_options(cmd, raw, option_group::measurement);
     cmd.add_flag("--resume", opts.resume,
@@ -200,6 +202,8 @@ namespace {
 
 /// --format, --output and --output-format: the formats of stdout and of the file.
 void apply_output_choice(common_options& opts, const given_options& raw) {
+  opts.verbosity = raw.quiet ? 0 : raw.verbose ? 2 : 1;
+  if (raw.format_option == nullptr) return; // the subcommand writes its own formats
   const auto format = parse_output_format(raw.format);
   if (!format)
     throw usage_error(
@@ -216,7 +220,6 @@ void apply_output_choice(common_options& opts, const given_options& raw) {
       raw.output_format, raw.format_option->count() > 0 ? format : std::nullopt, opts.output_path);
   if (raw.output_option->count() > 0 && opts.output_path.empty())
     check_output_path(opts.output_path); // says that an empty path is an error
-  opts.verbosity = raw.quiet ? 0 : raw.verbose ? 2 : 1;
 }
 
 /// The measurement options given on the command line, over what a run file's "options" set.
@@ -269,7 +272,8 @@ void finish_common_options(common_options& opts, const given_options& given,
 
   // Options that change nothing in this context: noted on stderr once everything is valid (an
   // error stays one line), and the run goes on.
-  if (given.output_format_option->count() > 0 && given.output_option->count() == 0)
+  if (given.output_format_option != nullptr && given.output_format_option->count() > 0 &&
+      given.output_option->count() == 0)
     notes.emplace_back("--output-format has no effect without --output (it sets the format of "
                        "the --output file)");
   for (auto& n : no_effect_notes(opts, [&](const option_spec& s) { return given.on_line(s.name); }))

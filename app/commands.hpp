@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,8 +73,12 @@ output_formats resolve_output_options(const output_choice& choice, const char* f
 /// Multi-GPU: runs the plan alone, on every device at once (--concurrent) or as one
 /// rank of an MPI job (rank 0 alone emits), then emits; returns the exit code. `job` is
 /// current_mpi_job().
+/// `emit`, when given, takes the finished report in place of emit_report (and no journal is kept:
+/// `check` writes its own formats and is short enough to run again).
+using report_emitter = std::function<int(run_report&)>;
 int run_and_emit(const std::vector<planned_point>& points, const common_options& opts,
-                 const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu);
+                 const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu,
+                 const report_emitter& emit = {});
 
 /// Throws usage_error when --resume is given where it cannot work: without --output FILE, with
 /// --concurrent, under MPI.
@@ -89,6 +94,7 @@ void add_run_command(CLI::App& app, cli_state& state);
 void add_rerun_command(CLI::App& app, cli_state& state);
 void add_compare_command(CLI::App& app, cli_state& state);
 void add_report_command(CLI::App& app, cli_state& state);
+void add_check_command(CLI::App& app, cli_state& state);
 // Delivery: doctor, completions and the hidden man page writer.
 void add_doctor_command(CLI::App& app, cli_state& state);
 void add_completions_command(CLI::App& app, cli_state& state);

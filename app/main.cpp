@@ -92,6 +92,7 @@ int dispatch(int argc, char** argv) {
     app::add_rerun_command(cli, state);
     app::add_compare_command(cli, state);
     app::add_report_command(cli, state);
+    app::add_check_command(cli, state);
     app::add_doctor_command(cli, state);
     app::add_completions_command(cli, state);
     install_signal_handlers();

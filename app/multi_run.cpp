@@ -22,7 +22,11 @@ void check_resume(const common_options& opts, bool under_mpi) {
 }
 
 int run_and_emit(const std::vector<planned_point>& points, const common_options& opts,
-                 const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu) {
+                 const std::vector<std::string>& argv, mpi_job* job, bool needs_gpu,
+                 const report_emitter& emit) {
+  const auto deliver = [&](run_report report) {
+    return emit ? emit(report) : emit_report(report, opts);
+  };
   check_resume(opts, job != nullptr);
   // One writer per output, from the first point to the final write (rank 0 writes an MPI job's).
   const output_lock lock = job == nullptr || mpi_rank(*job) == 0
@@ -37,7 +41,7 @@ int run_and_emit(const std::vector<planned_point>& points, const common_options&
     run_context ctx(mine);
     const auto report = execute_mpi(*job, points, ctx, argv, {opts.sync_timeout, false}, needs_gpu);
     if (!report) return exit_code::success; // rank 0 reports this rank's outcome
-    const int code = emit_report(*report, opts);
+    const int code = deliver(std::move(*report));
     end_mpi_job(*job, code);
     return code;
   }
@@ -47,12 +51,12 @@ int run_and_emit(const std::vector<planned_point>& points, const common_options&
                         "process, so one GPU's samples would hold the others' work");
     concurrent_options c;
     c.barrier_timeout_s = opts.sync_timeout;
-    return emit_report(execute_concurrent(points, opts, argv, c), opts);
+    return deliver(execute_concurrent(points, opts, argv, c));
   }
-  if (!opts.output_path.empty() && opts.output_path != "-")
+  if (!emit && !opts.output_path.empty() && opts.output_path != "-")
     return run_journaled(points, opts, argv);
   run_context ctx(opts);
-  return emit_report(execute(points, ctx, argv), opts);
+  return deliver(execute(points, ctx, argv));
 }
 
 } // namespace gpubench::app

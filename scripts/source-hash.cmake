@@ -1,12 +1,12 @@
 # Writes OUT (a C++ source defining gpubench::detail::source_hash_text): the SHA-256 of a manifest
 # of every file that goes into the binary (the top CMakeLists.txt and everything under app/, lib/,
-# cuda/ and cmake/ in SRC), one line "SHA256 PATH" per file in path order. It is computed at every
+# cuda/, cmake/ and references/ in SRC), one line "SHA256 PATH" per file in path order. It is computed at every
 # build from the files themselves, not from git: a copy of the tree without its history has the
 # same hash, and any edit, committed or not, changes it. OUT is touched only when the text
 # changes, so nothing rebuilds needlessly.
 #   cmake -DSRC=TREE -DOUT=FILE.cpp -P scripts/source-hash.cmake
 file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE "${SRC}"
-  "${SRC}/app/*" "${SRC}/lib/*" "${SRC}/cuda/*" "${SRC}/cmake/*")
+  "${SRC}/app/*" "${SRC}/lib/*" "${SRC}/cuda/*" "${SRC}/cmake/*" "${SRC}/references/*")
 list(APPEND files CMakeLists.txt)
 list(SORT files)
 set(manifest "")

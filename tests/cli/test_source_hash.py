@@ -12,7 +12,7 @@ import unittest
 from gpubench_cli import FAST, SOURCE_DIR, SYNTHETIC_H200, run, tempdir
 
 SCRIPT = os.path.join(SOURCE_DIR, "scripts", "source-hash.cmake")
-HASHED = ["CMakeLists.txt", "app", "lib", "cuda", "cmake"]
+HASHED = ["CMakeLists.txt", "app", "lib", "cuda", "cmake", "references"]
 
 
 def source_hash(tree, out):

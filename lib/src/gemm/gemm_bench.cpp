@@ -196,7 +196,7 @@ std::pair<const void*, const void*> openblas_inputs(const gemm_point& g, const g
 /// product verified against the same bound in its output type.
 void measure_openblas(result& r, const common_options& opts, const gemm_point& g,
                       const gemm_inputs& in, thread_pool& pool) {
-  if (!g.with_openblas || interrupt_requested()) return;
+  if (!g.with_openblas || !opts.cpu_rows || interrupt_requested()) return;
   std::vector<float> a32;
   std::vector<float> b32;
   // No structured binding: a lambda captures these, which clang 14 (the fuzz build) cannot.

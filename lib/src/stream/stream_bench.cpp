@@ -150,7 +150,7 @@ result run_stream_point(const point_view& point, run_context& ctx) {
     row.energy_per_byte = true; // energy per element and per byte moved
     measure_row(r, sampler, opts, row);
   }
-  measure_cpu();
+  if (opts.cpu_rows) measure_cpu();
   return r;
 }
 

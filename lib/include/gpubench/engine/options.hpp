@@ -18,6 +18,9 @@ struct common_options {
   std::uint64_t seed = 42;
   int cpu_threads = 0; ///< 0: all hardware threads
   bool cpu_only = false;
+  /// false: GPU points measure no CPU baseline row (`gpubench check` judges the GPU alone); the
+  /// CPU still computes what verification compares against.
+  bool cpu_rows = true;
   bool verify = true;
   int verbosity = 1; ///< 0 quiet, 1 normal, 2 verbose
   // --output-format (one set of writers): the format of the --output file; from
@@ -43,6 +46,7 @@ struct common_option_set {
   bool cpu_threads = true; ///< --cpu-threads
   bool cpu_only = true;    ///< --cpu-only
   bool logging = true;     ///< -q, -v
+  bool output = true; ///< --format, --output, --output-format (false: the subcommand has its own)
 };
 
 /// Throws usage_error naming the option if a measurement option is out of range.
