@@ -26,7 +26,8 @@
 namespace gpubench::app {
 
 const char* const exit_codes_help =
-    "Exit codes: 0 success; 1 verification failed (or compare found a significant regression);\n"
+    "Exit codes: 0 success; 1 verification failed (or compare found a significant regression, or\n"
+    "check failed a GPU);\n"
     "2 usage or input error; 3 CUDA error during the run (including out of device memory);\n"
     "77 no usable CUDA device (vecadd, augment, stream and run offer --cpu-only);\n"
     "130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP"

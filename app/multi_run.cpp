@@ -39,7 +39,7 @@ int run_and_emit(const std::vector<planned_point>& points, const common_options&
     common_options mine = opts;
     if (mpi_rank(*job) != 0) mine.verbosity = 0; // rank 0 speaks for the job
     run_context ctx(mine);
-    const auto report = execute_mpi(*job, points, ctx, argv, {opts.sync_timeout, false}, needs_gpu);
+    auto report = execute_mpi(*job, points, ctx, argv, {opts.sync_timeout, false}, needs_gpu);
     if (!report) return exit_code::success; // rank 0 reports this rank's outcome
     const int code = deliver(std::move(*report));
     end_mpi_job(*job, code);

@@ -86,6 +86,29 @@ run gemm gemm --dtype f64,f32,tf32,bf16,f16
 # The roofs (docs/roofline.md): f32 over the whole sweep, the other types at seven intensities.
 run roofline-f32 roofline
 run roofline-others roofline --dtype f64,f16,bf16 --intensity 0.25,1,4,16,64,256,1024
+# gpubench check (docs/check.md; targets: default suite <= 90 s, --quick <= 20 s, every figure
+# within 2% of the benchmark's own, ten healthy repeats PASS, each degradation caught).
+run check-default check
+run check-quick check --quick
+run check-stream-beside stream --n 2^28 --dtype f32
+for i in 1 2 3 4 5 6 7 8 9 10; do run check-repeat-$i check; done
+"$bin" check --save-reference "$out/check-reference.json" --from "$out"/check-repeat-*.json \
+  2>&1 | tee -a "$out/bench.txt"
+for i in 1 2 3; do run check-held-$i check --reference "$out/check-reference.json"; done
+# Degradations: HBM 5% slower (FAIL), a second process on the GPU (WARN or FAIL naming it), and a
+# two-rank fleet on one GPU with one rank's triad slowed 5% (that rank the named outlier).
+GPUBENCH_TEST_SLOWDOWN=triad:0.05 run check-slow-hbm check --reference "$out/check-reference.json"
+"$bin" stream --n 2^30 --min-time 20 --timeout 30 --max-samples 100000 -q >/dev/null 2>&1 &
+hog=$!
+sleep 3
+run check-contention check --quick --reference "$out/check-reference.json"
+kill $hog 2>/dev/null; wait $hog 2>/dev/null
+if command -v mpirun >/dev/null; then
+  echo "== mpirun -np 2 (one GPU), rank 1 slowed 5%" | tee -a "$out/bench.txt"
+  mpirun --allow-run-as-root --oversubscribe -np 1 "$bin" check --quick --device 0 \
+      --output "$out/check-fleet.json" : -np 1 -x GPUBENCH_TEST_SLOWDOWN=triad:0.05 "$bin" check \
+      --quick --device 0 2>&1 | tee -a "$out/bench.txt"
+fi
 run ci-smoke-1 run "$root/configs/ci-smoke.json"
 run ci-smoke-2 run "$root/configs/ci-smoke.json"
 echo "== gpubench compare ci-smoke-1.json ci-smoke-2.json" | tee -a "$out/bench.txt"

@@ -15,7 +15,7 @@ import unittest
 from gpubench_cli import GPUBENCH, run
 
 SUBCOMMANDS = ["vecadd", "augment", "pipeline", "stream", "gemm", "roofline", "devices", "run",
-               "rerun", "compare", "report", "doctor", "completions"]
+               "rerun", "compare", "report", "check", "doctor", "completions"]
 # What the help of each subcommand declares, checked against the table below so that a choice
 # added to a subcommand without its completion (or the reverse) fails here.
 TYPE = re.compile(r"^\s+(?:-\w,)?(--[\w-]+)\s+\{([^}]*)\}(\S*)", re.M)
@@ -41,6 +41,7 @@ EXPECTED = {
     ("compare", "--clock"): ["gpu", "host"],
     ("doctor", "--format"): ["table", "json"],
     ("report", "--format"): ["table", "md", "json", "csv", "html"],
+    ("check", "--format"): ["table", "json", "junit", "prometheus"],
 }
 
 
@@ -72,6 +73,11 @@ def accepted(sub, option, word):
         # A page needs a path to be written to (which then fails for another reason).
         page = ["--output", "/nonexistent/page.html"] if word == "html" else []
         p = run(sub, option, word, *page, "/nonexistent/a.json", "/nonexistent/b.json")
+        return option not in p.stderr, p.stderr
+    if sub == "check":
+        # --from without --save-reference is refused after the formats are read: a refusal that
+        # names the option rejects the word.
+        p = run("check", option, word, "--from", "/nonexistent/a.json")
         return option not in p.stderr, p.stderr
     if sub == "doctor":
         p = run("doctor", option, word)

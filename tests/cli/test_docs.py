@@ -17,6 +17,10 @@ MODE is how the block's commands are checked where there is no GPU:
   dry-run   run here with --dry-run (parsed and planned, nothing measured)
   gpu       needs a GPU: listed here, run by `test_docs.py --gpu OUT_DIR` (scripts/gpu-check.sh)
   syntax    installs or builds: `bash -n` only
+  script    one shell script (an integration example: a node health check, a plugin): the block
+            is parsed whole with `bash -n`; each "when: N -> M" line runs it with a stand-in
+            `gpubench` that exits N (printing a FAIL line) and expects the script to exit M;
+            "prelude: TEXT" is shell run before it (the host tool's helpers), "then: TEXT" after
   yaml      a CI workflow: parsed as YAML, each run/script step checked with `bash -n`
   text      not commands (output, data, a diagram, a usage synopsis)
 Lines of the comment after the first: "MODE: TEXT | TEXT" gives that mode to the commands that
@@ -56,7 +60,7 @@ import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.path.abspath(os.environ.get("GPUBENCH_SOURCE_DIR", os.path.join(HERE, "..", "..")))
-MODES = ("cpu-only", "run", "dry-run", "gpu", "syntax", "yaml", "text")
+MODES = ("cpu-only", "run", "dry-run", "gpu", "syntax", "script", "yaml", "text")
 FAST = [("--min-samples", "2"), ("--max-samples", "3"), ("--min-time", "0"),
         ("--timeout", "0.2"), ("--warmup", "0")]
 LINKED = ("configs", "scripts", "tests", "docs")
@@ -83,6 +87,9 @@ class Block:
         self.stand_ins = []  # (name, source): only where the commands that make NAME do not run
         self.vars = {}
         self.exit = 0
+        self.when = []  # script: (the stand-in's exit, the script's expected exit)
+        self.prelude = ""
+        self.then = ""
         self.error = None
         if declaration is None:
             self.error = "no <!-- doc-test: MODE --> declaration above the block"
@@ -108,6 +115,13 @@ class Block:
                     self.vars[name] = val
             elif key == "exit":
                 self.exit = int(value)
+            elif key == "when":
+                given, _, expected = value.partition("->")
+                self.when.append((int(given), int(expected)))
+            elif key == "prelude":
+                self.prelude = value
+            elif key == "then":
+                self.then = value
             elif item:
                 self.error = f"'{item}' is not MODE: TEXT, fixture:, vars: or exit:"
 
@@ -201,6 +215,9 @@ def plan(binary, blocks):
         if b.mode == "text":
             rows.append((b, None, "text"))
             continue
+        if b.mode == "script":
+            rows.append((b, "\n".join(b.lines), "script"))
+            continue
         if b.mode == "yaml":
             try:
                 rows += [(b, c, "yaml") for c in yaml_steps(b)]
@@ -240,6 +257,29 @@ def yaml_steps(block):
 
     walk(yaml.safe_load("\n".join(block.lines)))
     return found
+
+
+STAND_IN = """#!/bin/sh
+echo "GPU               check                 figure   reference   ratio  verdict reason"
+echo "node1:0           hbm_triad           4.2 TB/s    4.4 TB/s   0.955  FAIL    HBM triad slow"
+exit "$STAND_IN_EXIT"
+"""
+
+
+def run_script(block, given):
+    """The block as one script, after its prelude and before its epilogue, with a stand-in
+    gpubench on PATH that exits `given`; returns (status, output)."""
+    with tempfile.TemporaryDirectory() as d:
+        stand_in = os.path.join(d, "gpubench")
+        with open(stand_in, "w", encoding="utf-8") as f:
+            f.write(STAND_IN)
+        os.chmod(stand_in, 0o755)
+        text = "\n".join([block.prelude, "\n".join(block.lines), block.then])
+        env = dict(os.environ, PATH=d + os.pathsep + os.environ.get("PATH", ""),
+                   STAND_IN_EXIT=str(given))
+        p = subprocess.run(["bash", "-c", text], capture_output=True, text=True, timeout=60,
+                           env=env, cwd=d)
+        return p.returncode, p.stdout + p.stderr
 
 
 def bash_syntax(text):
@@ -372,6 +412,14 @@ class DocsCommandsTest(unittest.TestCase):
                 with self.subTest(where=b.where, command=c):
                     rc, err = bash_syntax(substitute(b, c, "gpubench"))
                     self.assertEqual(rc, 0, err)
+            if how == "script":
+                with self.subTest(where=b.where):
+                    rc, err = bash_syntax(c)
+                    self.assertEqual(rc, 0, err)
+                for given, expected in b.when:
+                    with self.subTest(where=b.where, gpubench_exits=given):
+                        rc, out = run_script(b, given)
+                        self.assertEqual(rc, expected, out)
 
     def test_commands_run_as_documented(self):
         t0 = time.monotonic()
@@ -406,7 +454,8 @@ def summary(rows, out, times=None):
     commands = sum(v for k, v in counts.items() if k != "text")
     print(f"{commands} documented commands: " +
           ", ".join(f"{counts.get(k, 0)} {k}" for k in MODES if k != "text") +
-          f" (cpu-only/run/dry-run run here; gpu run by test_docs.py --gpu; syntax/yaml: bash -n);"
+          f" (cpu-only/run/dry-run run here; gpu run by test_docs.py --gpu; syntax/yaml: bash -n;"
+          f" script: bash -n and run with a stand-in gpubench);"
           f" {counts.get('text', 0)} blocks of output, data or synopses", file=out)
     for b, c, how in rows:
         if c is not None:

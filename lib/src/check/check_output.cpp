@@ -3,6 +3,7 @@
 #include "gpubench/check/check_report.hpp"
 
 #include "gpubench/input/untrusted_file.hpp"
+#include "gpubench/report/text_table.hpp"
 
 #include <fmt/format.h>
 
@@ -84,17 +85,40 @@ double verdict_number(check_verdict v) {
 } // namespace
 
 void write_check_table(std::ostream& os, const check_summary& s, std::size_t width) {
-  const std::size_t fixed = 18 + 16 + 12 + 12 + 8 + 8 + 6;
-  const std::size_t reason_width = width > fixed + 20 ? width - fixed : 20;
-  os << fmt::format("{:<18}{:<16}{:>12}{:>12}{:>8}  {:<8}{}\n", "GPU", "check", "figure",
-                    "reference", "ratio", "verdict", "reason");
+  // One line per GPU and check; the table folds to `width` (text_table.hpp). The start of a
+  // reason says what was found: a long one is cut at its end here and written whole below the
+  // table when the check did not pass.
+  text_table t;
+  t.header = {"GPU", "check", "figure", "reference", "ratio", "verdict", "reason"};
+  t.right = {false, false, true, true, true, false, false};
+  t.width = width;
+  std::vector<std::string> notes;
   for (const auto& g : s.gpus) {
     for (const auto& o : g.checks) {
-      const std::string ratio = o.ratio ? fmt::format("{:.3f}", *o.ratio) : "-";
-      os << fmt::format("{:<18}{:<16}{:>12}{:>12}{:>8}  {:<8}{}\n", gpu_label(g), clip(o.id, 15),
-                        figure_cell(o.figure, o.unit), figure_cell(o.reference, o.unit), ratio,
-                        upper(o.verdict), clip(o.reason, reason_width));
+      t.rows.push_back({gpu_label(g), clip(o.id, 15), figure_cell(o.figure, o.unit),
+                        figure_cell(o.reference, o.unit),
+                        o.ratio ? fmt::format("{:.3f}", *o.ratio) : "-", upper(o.verdict),
+                        clip(o.reason, 1000)});
+      if (o.verdict != check_verdict::pass)
+        notes.push_back(fmt::format("{} {} {}: {}", gpu_label(g), clip(o.id, 15), upper(o.verdict),
+                                    clip(o.reason, 1000)));
     }
+  }
+  // The reason gets what the other columns leave of the width (at least 24 characters; the
+  // table folds below that).
+  std::size_t used = 2 * (t.header.size() - 1);
+  for (std::size_t c = 0; c + 1 < t.header.size(); ++c) {
+    std::size_t widest = t.header[c].size();
+    for (const auto& row : t.rows) widest = std::max(widest, row[c].size());
+    used += widest;
+  }
+  const std::size_t room = std::max<std::size_t>(width > used ? width - used : 0, 24);
+  for (auto& row : t.rows)
+    if (row.back().size() > room) row.back() = row.back().substr(0, room - 3) + "...";
+  write_text_table(os, t);
+  if (!notes.empty()) {
+    os << "\nWhat did not pass:\n";
+    for (const auto& n : notes) write_wrapped(os, n, width, "  ", "    ");
   }
   os << '\n';
   for (const auto& g : s.gpus) {
@@ -106,15 +130,23 @@ void write_check_table(std::ostream& os, const check_summary& s, std::size_t wid
       warns += o.verdict == check_verdict::warn ? 1 : 0;
       not_run += o.verdict == check_verdict::not_run ? 1 : 0;
     }
-    os << fmt::format("{} {} ({}, {}): {} ({} checks, {} failed, {} warned, {} not run){}{}\n",
-                      gpu_label(g), clip(g.model, 40), clip(g.pci_bus_id, 20), clip(g.uuid, 48),
-                      upper(g.verdict), g.checks.size(), fails, warns, not_run,
-                      g.state_checked ? "" : "; the GPU's state was not checked (no NVML)",
-                      g.outlier ? "; an outlier among its peers" : "");
+    const std::string where = g.uuid.empty()
+                                  ? clip(g.pci_bus_id, 20)
+                                  : fmt::format("{}, {}", clip(g.pci_bus_id, 20), clip(g.uuid, 48));
+    write_wrapped(os,
+                  fmt::format("{} {} ({}): {} ({} checks, {} failed, {} warned, {} not run){}{}",
+                              gpu_label(g), clip(g.model, 40), where, upper(g.verdict),
+                              g.checks.size(), fails, warns, not_run,
+                              g.state_checked ? "" : "; the GPU's state was not checked (no NVML)",
+                              g.outlier ? "; an outlier among its peers" : ""),
+                  width, "", "  ");
   }
-  os << fmt::format("Fleet: {} GPUs checked, {} passed, {} warned, {} failed, {} outliers{}\n",
-                    s.gpus.size(), s.passed, s.warned, s.failed, s.outliers,
-                    s.slowest.empty() ? "" : fmt::format("; slowest: {}", clip(s.slowest, 60)));
+  write_wrapped(
+      os,
+      fmt::format("Fleet: {} GPUs checked, {} passed, {} warned, {} failed, {} outliers{}",
+                  s.gpus.size(), s.passed, s.warned, s.failed, s.outliers,
+                  s.slowest.empty() ? "" : fmt::format("; slowest: {}", clip(s.slowest, 60))),
+      width, "", "  ");
 }
 
 void write_check_junit(std::ostream& os, const check_summary& s, bool strict) {

@@ -102,11 +102,13 @@ std::vector<json> fleet_outliers(const check_spec& spec, const std::vector<doubl
   if (figures.size() < 2) return out;
   for (std::size_t i = 0; i < figures.size(); ++i) {
     std::vector<double> others;
+    others.reserve(figures.size());
     for (std::size_t j = 0; j < figures.size(); ++j)
       if (j != i) others.push_back(figures[j]);
     const double med = median_of(others);
     if (!(med > 0)) continue;
     std::vector<double> dev;
+    dev.reserve(others.size());
     for (const double x : others) dev.push_back(std::abs(x - med));
     const double mad = others.size() >= 3 ? 1.4826 * median_of(dev) : 0;
     const double deficit =
@@ -190,6 +192,7 @@ check_outcome judge_throttling(const std::vector<const result*>& results) {
     return o;
   }
   std::vector<std::string> parts;
+  parts.reserve(seen.size());
   for (const auto& [flag, points] : seen)
     parts.push_back(fmt::format("{} during {}",
                                 flag == "contention" ? "another process on the GPU" : flag,

@@ -358,7 +358,7 @@ std::optional<double> pcie_bytes_per_s(const pcie_link& link) {
   return per_lane[link.generation - 1] * link.width;
 }
 
-benchmark make_check_benchmark(std::shared_ptr<const check_setup> setup) {
+benchmark make_check_benchmark(const std::shared_ptr<const check_setup>& setup) {
   benchmark b("check",
               "is this GPU as fast as it should be: a short suite judged against references",
               "Examples:\n  gpubench check\n");

@@ -207,8 +207,11 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   for (std::string line; std::getline(lines, line);)
     os << (line.empty() ? "" : "  ") << line << '\n';
   write_what_the_gpu_did(os, r);
-  for (const auto& [k, v] : r.derived.items())
+  for (const auto& [k, v] : r.derived.items()) {
+    // A check's outcomes and the GPU's state are the verdict table's (docs/check.md).
+    if (r.benchmark == "check" && (k == "check" || k == "state")) continue;
     write_note(os, fmt::format("{}: {}", k, derived_value(k, v)));
+  }
   write_note(os, "verification: " + verification_line(r.verify));
   os << '\n';
 }

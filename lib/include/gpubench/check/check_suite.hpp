@@ -19,7 +19,7 @@ struct check_setup {
 
 /// The `check` benchmark: parameter `check` (the suite's points, check_points()), run_point
 /// measuring and judging one point. Not in the registry: `gpubench check` plans it.
-benchmark make_check_benchmark(std::shared_ptr<const check_setup> setup);
+benchmark make_check_benchmark(const std::shared_ptr<const check_setup>& setup);
 
 /// The state rules (docs/check.md, "The GPU's state"): the PCIe link against what the GPU and
 /// slot support, ECC errors, remapped rows, the power limit, persistence and MIG mode, the
