@@ -6,14 +6,14 @@
 # reach nesting past 100,000 levels and inputs past 1 MB). Any crash, sanitizer finding, leak or
 # timeout fails the script; the input that caused it is kept in BUILD_DIR/artifacts/.
 #   scripts/ci-fuzz.sh [BUILD_DIR]     (default build-fuzz)
-# Environment: FUZZ_SECONDS per target (default 60), FUZZ_TARGETS (default: all three),
+# Environment: FUZZ_SECONDS per target (default 60), FUZZ_TARGETS (default: all four),
 #              CLANG_CXX (default clang++-14, else clang++), JOBS (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 build=${1:-build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-sizes run_file result_file}
+targets=${FUZZ_TARGETS:-sizes run_file result_file reference_file}
 jobs=${JOBS:-2}
 cxx=${CLANG_CXX:-$(command -v clang++-14 || command -v clang++)}
 export PATH=/usr/local/cuda/bin:$PATH

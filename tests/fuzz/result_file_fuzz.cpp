@@ -1,10 +1,12 @@
 // libFuzzer target: saved result files, read by `compare` and `report` as load_report reads them
 // (parse_untrusted_json, then report_from_json in lib/src/results/result.cpp). Any document either
 // loads or throws usage_error with a bounded message; what loads can be merged, rendered in every
-// format, compared with itself and written back as JSON. Inputs are structure-aware
+// format (a check result also as its verdict table, JUnit and Prometheus text, and made into a
+// reference), compared with itself and written back as JSON. Inputs are structure-aware
 // (expand.hpp): a few bytes reach 100,000 levels of nesting or megabytes.
 #include "expand.hpp"
 
+#include "gpubench/check/check_report.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/gate/compare.hpp"
 #include "gpubench/input/untrusted_file.hpp"
@@ -33,6 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                               gpubench::output_format::csv, gpubench::output_format::md}) {
       gpubench::write_report(sink, merged, format);
       gpubench::write_comparison(sink, c, format);
+    }
+    // A check result: its outcomes read strictly, every check format, a reference built from it.
+    if (gpubench::is_check_report(merged)) {
+      for (const auto format : {gpubench::check_format::table, gpubench::check_format::junit,
+                                gpubench::check_format::prometheus})
+        sink << gpubench::render_check(merged, format, true, 80);
+      (void)gpubench::build_reference(merged);
     }
     // What was read must read back the same after writing.
     const auto again = gpubench::report_from_json(gpubench::to_json(report));

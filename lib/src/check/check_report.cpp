@@ -3,6 +3,7 @@
 #include "gpubench/check/check_report.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/input/untrusted_file.hpp"
 
 #include <fmt/format.h>
 
@@ -35,6 +36,22 @@ const device_record* device_of(const run_report& rep, int device) {
   return nullptr;
 }
 
+/// The checks of `point` as not run, for a point that ended before judging.
+void add_not_run(gpu_checks& g, const std::string& point, const std::string& reason) {
+  std::vector<std::string> ids;
+  for (const auto& spec : check_specs())
+    if (spec.point == point) ids.emplace_back(spec.id);
+  if (ids.empty()) ids.push_back(point == "state" ? "state" : point);
+  for (auto& id : ids) {
+    check_outcome o;
+    o.id = std::move(id);
+    o.verdict = check_verdict::not_run;
+    o.reason = fmt::format("the {} point could not run: {}", point, clip(reason, 300));
+    if (point == "state") g.state_checked = false;
+    g.checks.push_back(std::move(o));
+  }
+}
+
 } // namespace
 
 bool is_check_report(const run_report& r) {
@@ -63,7 +80,12 @@ check_summary summarize_checks(const run_report& rep) {
     }
     gpu_checks& g = s.gpus[it->second];
     const auto c = r.derived.find("check");
-    if (c == r.derived.end()) continue;
+    if (c == r.derived.end()) {
+      // A point the runner recorded as skipped or failed before it judged anything: its checks
+      // are listed as not run, with the reason, never left out.
+      if (r.status != result_status::ok) add_not_run(g, point_of(r), r.reason);
+      continue;
+    }
     if (!c->is_array())
       throw usage_error(fmt::format("results[{}].derived.check: expected an array", i));
     for (std::size_t k = 0; k < c->size(); ++k) {
