@@ -52,6 +52,32 @@ void add_not_run(gpu_checks& g, const std::string& point, const std::string& rea
   }
 }
 
+/// Each GPU's verdict (the worst of its checks), the counts, and the slowest GPU: the lowest ratio
+/// to a measured reference below 1.
+void tally(check_summary& s) {
+  double worst_ratio = 2;
+  for (auto& g : s.gpus) {
+    for (const auto& o : g.checks) g.verdict = worse(g.verdict, o.verdict);
+    if (g.verdict == check_verdict::fail)
+      ++s.failed;
+    else if (g.verdict == check_verdict::warn)
+      ++s.warned;
+    else if (g.verdict == check_verdict::pass)
+      ++s.passed;
+    if (g.outlier) ++s.outliers;
+    for (const auto& o : g.checks) {
+      const auto* spec = find_check_spec(o.id);
+      if (spec == nullptr || !o.ratio || o.reference_kind != "measured" || !spec->higher_is_better)
+        continue;
+      if (*o.ratio < worst_ratio) {
+        worst_ratio = *o.ratio;
+        s.slowest = fmt::format("{} GPU {} ({})", g.host, g.device, g.pci_bus_id);
+      }
+    }
+  }
+  if (worst_ratio >= 1) s.slowest.clear(); // nobody below its reference
+}
+
 } // namespace
 
 bool is_check_report(const run_report& r) {
@@ -95,27 +121,7 @@ check_summary summarize_checks(const run_report& rep) {
       g.checks.push_back(std::move(o));
     }
   }
-  double worst_ratio = 2;
-  for (auto& g : s.gpus) {
-    for (const auto& o : g.checks) g.verdict = worse(g.verdict, o.verdict);
-    if (g.verdict == check_verdict::fail)
-      ++s.failed;
-    else if (g.verdict == check_verdict::warn)
-      ++s.warned;
-    else if (g.verdict == check_verdict::pass)
-      ++s.passed;
-    if (g.outlier) ++s.outliers;
-    for (const auto& o : g.checks) {
-      const auto* spec = find_check_spec(o.id);
-      if (spec == nullptr || !o.ratio || o.reference_kind != "measured" || !spec->higher_is_better)
-        continue;
-      if (*o.ratio < worst_ratio) {
-        worst_ratio = *o.ratio;
-        s.slowest = fmt::format("{} GPU {} ({})", g.host, g.device, g.pci_bus_id);
-      }
-    }
-  }
-  if (worst_ratio >= 1) s.slowest.clear(); // nobody below its reference
+  tally(s);
   return s;
 }
 
