@@ -14,6 +14,7 @@
 #                      its binary as OLD and this build's as NEW into OUT_DIR/ab, the cases
 #                      GPUBENCH_AB_EXTRA names (figures-ab.sh's AB_EXTRA) added to its own
 #   DOCS_AS_WRITTEN=1 scripts/gpu-check.sh ...     the documented commands with their own sampling
+#   GPUBENCH_PACK=1 scripts/gpu-check.sh ...      every JSON into OUT_DIR/json.tar.xz at the end
 #
 # Dependencies not installed on the machine may sit in .deps/ (Catch2 2.x and stb, unpacked from
 # Debian's packages with dpkg -x); the script points CMake at them.
@@ -184,5 +185,11 @@ if (( sanitize )); then
     grep -qE '(ERROR|RACECHECK) SUMMARY: 0 ' "$out/sanitize-$tool.log" || test_rc=1
   done
   set -e
+fi
+# GPUBENCH_PACK=1: every JSON under OUT_DIR in one archive, the loose copies removed (the device
+# tool brings back a bounded number of files; docs/results keeps JSON as json.tar.xz anyway).
+if [[ ${GPUBENCH_PACK:-0} == 1 ]]; then
+  (cd "$out" && find . -name '*.json' -print0 | tar --null -cJf json.tar.xz -T - &&
+     find . -name '*.json' -delete)
 fi
 exit "$test_rc"
