@@ -2,11 +2,9 @@
 // use. The prototypes come from cublas_v2.h, so a signature that drifts fails to compile.
 #include "gpubench/cuda/cublas_loader.hpp"
 
-#include "gpubench/cuda/error.hpp"
-#include "gpubench/cuda/library.hpp"
+#include "core/blas_library.hpp"
 
 #include <cublas_v2.h>
-#include <fmt/format.h>
 
 namespace gpubench::cuda {
 
@@ -16,17 +14,8 @@ namespace {
 #define GPUBENCH_STR(x) GPUBENCH_STR2(x)
 constexpr const char* soname = "libcublas.so." GPUBENCH_STR(CUBLAS_VER_MAJOR);
 
-/// cuBLAS, opened by the first caller.
-const runtime_library& library() { return open_library(cublas_candidates()); }
-
-template <typename Fn>
-Fn entry(const char* name) {
-  load_cublas();
-  const auto fn = library().symbol<Fn>(name);
-  if (fn == nullptr)
-    throw no_device_error(fmt::format("cuBLAS ({}) has no entry point {}", soname, name));
-  return fn;
-}
+const detail::blas_library cublas{"cuBLAS", soname, cublas_candidates, "the pipeline needs it",
+                                  "",       "",     CUBLAS_VER_MAJOR};
 
 } // namespace
 
@@ -36,24 +25,14 @@ std::vector<std::string> cublas_candidates() {
   return cuda_library_candidates(soname, CUBLAS_VER_MAJOR);
 }
 
-void load_cublas() {
-  const runtime_library& lib = library();
-  if (!lib.loaded())
-    throw no_device_error(fmt::format(
-        "cuBLAS ({}) was not found; the pipeline needs it. Install it with pip "
-        "(pip install nvidia-cublas=={}.*), or NVIDIA's Debian package libcublas-{}-0, or point "
-        "LD_LIBRARY_PATH at a CUDA Toolkit's lib64. Tried: {}",
-        soname, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR, lib.tried()));
-}
+void load_cublas() { (void)detail::load(cublas); }
 
-bool try_load_cublas(std::string& why) noexcept {
-  try {
-    load_cublas();
-    return true;
-  } catch (const std::exception& e) {
-    why = e.what();
-    return false;
-  }
+bool try_load_cublas(std::string& why) noexcept { return detail::try_load(cublas, why); }
+
+/// The entry point `name` of the loaded cuBLAS.
+template <typename Fn>
+Fn entry(const char* name) {
+  return detail::entry<Fn>(cublas, name);
 }
 
 } // namespace gpubench::cuda

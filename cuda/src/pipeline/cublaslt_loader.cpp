@@ -4,10 +4,10 @@
 // symbol once and keeps it: cublasLtMatmul is called a dozen times a training step, and a symbol
 // lookup per call would be host time the pipeline's launch-bound rows measure.
 #include "gpubench/cuda/cublas_loader.hpp"
-#include "gpubench/cuda/error.hpp"
+
+#include "core/blas_library.hpp"
 
 #include <cublasLt.h>
-#include <fmt/format.h>
 
 namespace gpubench::cuda {
 
@@ -17,8 +17,14 @@ namespace {
 #define GPUBENCH_LT_STR(x) GPUBENCH_LT_STR2(x)
 constexpr const char* lt_soname = "libcublasLt.so." GPUBENCH_LT_STR(CUBLAS_VER_MAJOR);
 
-/// cuBLASLt, opened by the first caller.
-const runtime_library& lt_library() { return open_library(cublaslt_candidates()); }
+const detail::blas_library cublaslt{
+    "cuBLASLt",
+    lt_soname,
+    cublaslt_candidates,
+    "the pipeline runs its matrix products on it",
+    ", which ships libcublas and libcublasLt",
+    "; the pipeline needs cuBLAS " GPUBENCH_LT_STR(CUBLAS_VER_MAJOR) " or later",
+    CUBLAS_VER_MAJOR};
 
 } // namespace
 
@@ -29,38 +35,15 @@ std::vector<std::string> cublaslt_candidates() {
                             cuda_library_candidates(lt_soname, CUBLAS_VER_MAJOR));
 }
 
-void load_cublaslt() {
-  const runtime_library& lib = lt_library();
-  if (!lib.loaded())
-    throw no_device_error(fmt::format(
-        "cuBLASLt ({}) was not found; the pipeline runs its matrix products on it. Install it "
-        "with pip (pip install nvidia-cublas=={}.*, which ships libcublas and libcublasLt), or "
-        "NVIDIA's Debian package libcublas-{}-0, or point LD_LIBRARY_PATH at a CUDA Toolkit's "
-        "lib64. Tried: {}",
-        lt_soname, CUBLAS_VER_MAJOR, CUBLAS_VER_MAJOR, lib.tried()));
-}
+void load_cublaslt() { (void)detail::load(cublaslt); }
 
-bool try_load_cublaslt(std::string& why) noexcept {
-  try {
-    load_cublaslt();
-    return true;
-  } catch (const std::exception& e) {
-    why = e.what();
-    return false;
-  }
-}
+bool try_load_cublaslt(std::string& why) noexcept { return detail::try_load(cublaslt, why); }
 
 /// The entry point `name` of the loaded cuBLASLt; throws no_device_error when the library (an
 /// older one) lacks it.
 template <typename Fn>
 Fn lt_entry(const char* name) {
-  load_cublaslt();
-  const auto fn = lt_library().symbol<Fn>(name);
-  if (fn == nullptr)
-    throw no_device_error(fmt::format("cuBLASLt ({}) has no entry point {}; the pipeline needs "
-                                      "cuBLAS {} or later",
-                                      lt_soname, name, CUBLAS_VER_MAJOR));
-  return fn;
+  return detail::entry<Fn>(cublaslt, name);
 }
 
 } // namespace gpubench::cuda
