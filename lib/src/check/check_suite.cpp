@@ -84,8 +84,11 @@ result measure_d2d(int device, run_context& ctx, bool quick) {
   const auto copy = [&](cudaStream_t st) {
     cuda::copy_on_device_async(dst.data(), src.data(), bytes, st);
   };
-  measure_row(r, gpu.sampler, opts,
-              plain_gpu_row("d2d", {2.0 * static_cast<double>(bytes), 0, "bytes"}, copy));
+  measure_row(
+      r, gpu.sampler, opts,
+      plain_gpu_row("d2d",
+                    {2.0 * static_cast<double>(bytes), 2.0 * static_cast<double>(bytes), "bytes"},
+                    copy));
   cuda::pinned_buffer<std::byte> got(bytes);
   cuda::fill_bytes_async(dst.data(), 0xFF, bytes, s);
   copy(s);
@@ -130,9 +133,9 @@ result measure_pcie(int device, run_context& ctx, bool quick) {
     join.wait_on(st);
   };
   const double b = static_cast<double>(bytes);
-  measure_row(r, gpu.sampler, opts, plain_gpu_row("h2d", {b, 0, "bytes"}, h2d));
-  measure_row(r, gpu.sampler, opts, plain_gpu_row("d2h", {b, 0, "bytes"}, d2h));
-  measure_row(r, gpu.sampler, opts, plain_gpu_row("both", {2 * b, 0, "bytes"}, both));
+  measure_row(r, gpu.sampler, opts, plain_gpu_row("h2d", {b, b, "bytes"}, h2d));
+  measure_row(r, gpu.sampler, opts, plain_gpu_row("d2h", {b, b, "bytes"}, d2h));
+  measure_row(r, gpu.sampler, opts, plain_gpu_row("both", {2 * b, 2 * b, "bytes"}, both));
   // The round trip: the pattern up, then back down into poisoned memory.
   std::memset(down.data(), 0xFF, bytes);
   cuda::fill_bytes_async(to.data(), 0xFF, bytes, s);
