@@ -35,8 +35,8 @@ struct check_args {
 
 const char* const check_examples = R"(
 Examples:
-  gpubench check                                   every GPU, the default suite (about 90 s each)
-  gpubench check --quick --device 0                one GPU, the short suite (about 20 s)
+  gpubench check                                   every GPU, the default suite
+  gpubench check --quick --device 0                one GPU, the short suite
   gpubench check --format junit --output check.xml     for CI
   gpubench check --format prometheus --output /var/lib/node_exporter/gpubench.prom
   gpubench check --save-reference ours.json        a reference from this known-good node
@@ -164,7 +164,7 @@ void add_check_command(CLI::App& app, cli_state& state) {
   cmd->add_flag("--concurrent", a->opts.concurrent,
                 "with several GPUs: run the suite on all of them at once (each GPU's figures "
                 "then include what sharing the host costs)");
-  cmd->add_flag("--quick", a->quick, "the short suite: HBM, PCIe, launch, FP32 (about 20 s a GPU)");
+  cmd->add_flag("--quick", a->quick, "the short suite: state, HBM, PCIe, launch, FP32");
   cmd->add_flag("--strict", a->strict, "WARN fails too (exit 1)");
   cmd->add_option("--reference", a->reference_path,
                   "hold the figures to this reference file (from --save-reference) instead of "
