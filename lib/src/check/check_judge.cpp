@@ -86,6 +86,22 @@ std::vector<std::string> check_points(bool quick) {
   return {"state", "hbm", "d2d", "pcie", "launch", "fp32", "fp64", "tensor"};
 }
 
+std::string check_figure_text(double v, std::string_view unit) {
+  if (unit == "s")
+    return v < 1e-3 ? fmt::format("{:.3g} us", v * 1e6) : fmt::format("{:.3g} ms", v * 1e3);
+  if (unit == "GenWidth") {
+    const int gen = static_cast<int>(v / 100);
+    return fmt::format("Gen{} x{}", gen, static_cast<int>(std::lround(v - gen * 100.0)));
+  }
+  if (unit == "B/s" || unit == "FLOP/s") {
+    constexpr std::array<std::pair<double, const char*>, 4> prefixes = {
+        {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
+    for (const auto& [scale, prefix] : prefixes)
+      if (v >= scale) return fmt::format("{:.3g} {}{}", v / scale, prefix, unit);
+  }
+  return fmt::format("{:.4g} {}", v, unit);
+}
+
 const model_reference* reference_set::find(std::string_view model) const noexcept {
   for (const auto& m : models)
     if (m.model == model) return &m;
@@ -111,19 +127,6 @@ std::vector<double> row_sample_figures(const check_spec& spec, const measurement
 }
 
 namespace {
-
-/// "4.79 TB/s", "61.2 TFLOP/s", "4.1 us".
-std::string figure_text(double v, std::string_view unit) {
-  if (unit == "s") {
-    if (v < 1e-3) return fmt::format("{:.3g} us", v * 1e6);
-    return fmt::format("{:.3g} ms", v * 1e3);
-  }
-  constexpr std::array<std::pair<double, const char*>, 4> prefixes = {
-      {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
-  for (const auto& [scale, prefix] : prefixes)
-    if (v >= scale) return fmt::format("{:.3g} {}{}", v / scale, prefix, unit);
-  return fmt::format("{:.3g} {}", v, unit);
-}
 
 /// Cost (lower is better) of a figure: time per unit of work, or the latency itself.
 double cost_of(const check_spec& spec, double figure) {
@@ -163,9 +166,9 @@ check_outcome judge_measured(const check_spec& spec, const measurement& m,
   const gate_limits limits{spec.fail_fraction, spec.warn_fraction, ref.spread};
   const verdict v =
       judge_interval(shift.lo / base_cost, shift.hi / base_cost, shift.bounded, limits);
-  const std::string where =
-      fmt::format("{} {} against {} ({}, {:+.1f}%", spec.title, figure_text(*o.figure, spec.unit),
-                  figure_text(ref.median, spec.unit), source, 100 * (*o.ratio - 1));
+  const std::string where = fmt::format(
+      "{} {} against {} ({}, {:+.1f}%", spec.title, check_figure_text(*o.figure, spec.unit),
+      check_figure_text(ref.median, spec.unit), source, 100 * (*o.ratio - 1));
   if (v == verdict::slower) {
     o.verdict = check_verdict::fail;
     o.reason = fmt::format("{}; limit {:.1f}%): {}", where, 100 * spec.fail_fraction, spec.advice);
@@ -201,11 +204,12 @@ check_outcome judge_theoretical(const check_spec& spec, const measurement& m,
   const std::string where =
       spec.higher_is_better
           ? fmt::format("{} {} is {:.1f}% of the theoretical {} ({}; passes at {:.0f}%)",
-                        spec.title, figure_text(*o.figure, spec.unit), 100 * *o.ratio,
-                        figure_text(*t.figure, spec.unit), t.basis, 100 * spec.theoretical_fraction)
+                        spec.title, check_figure_text(*o.figure, spec.unit), 100 * *o.ratio,
+                        check_figure_text(*t.figure, spec.unit), t.basis,
+                        100 * spec.theoretical_fraction)
           : fmt::format("{} {} against a bound of {} ({})", spec.title,
-                        figure_text(*o.figure, spec.unit), figure_text(*t.figure, spec.unit),
-                        t.basis);
+                        check_figure_text(*o.figure, spec.unit),
+                        check_figure_text(*t.figure, spec.unit), t.basis);
   if (score >= 1) {
     o.verdict = check_verdict::pass;
     o.reason = where + "; the reference is theoretical";

@@ -17,20 +17,7 @@ namespace gpubench {
 namespace {
 
 std::string figure_cell(const std::optional<double>& v, const std::string& unit) {
-  if (!v) return "-";
-  const double x = *v;
-  if (unit == "s")
-    return x < 1e-3 ? fmt::format("{:.2f} us", x * 1e6) : fmt::format("{:.2f} ms", x * 1e3);
-  if (unit == "GenWidth") {
-    const int gen = static_cast<int>(x / 100);
-    return fmt::format("Gen{} x{}", gen, static_cast<int>(std::lround(x - gen * 100.0)));
-  }
-  if (unit == "B/s" || unit == "FLOP/s") {
-    const char* prefix = x >= 1e12 ? "T" : x >= 1e9 ? "G" : x >= 1e6 ? "M" : "";
-    const double scale = x >= 1e12 ? 1e12 : x >= 1e9 ? 1e9 : x >= 1e6 ? 1e6 : 1;
-    return fmt::format("{:.3g} {}{}", x / scale, prefix, unit);
-  }
-  return fmt::format("{:.4g} {}", x, unit);
+  return v ? check_figure_text(*v, unit) : "-";
 }
 
 std::string upper(check_verdict v) {

@@ -3,6 +3,7 @@
 #include "gpubench/check/check.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/stats.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
 #include <fmt/format.h>
@@ -152,51 +153,42 @@ const reference_set& shipped_references() {
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/// 1.4826 x the median absolute deviation over the median: a robust relative spread.
-double relative_mad(const std::vector<double>& v, double median) {
-  if (v.size() < 2 || !(median > 0)) return 0;
-  std::vector<double> dev;
-  dev.reserve(v.size());
-  for (const double x : v) dev.push_back(std::abs(x - median));
-  return 1.4826 * median_of(dev) / median;
-}
+double median_of(const std::vector<double>& v) { return summarize(v).median; }
 
 } // namespace
 
+double scaled_mad(const std::vector<double>& v, double median) {
+  if (v.size() < 2) return 0;
+  std::vector<double> dev;
+  dev.reserve(v.size());
+  for (const double x : v) dev.push_back(std::abs(x - median));
+  return 1.4826 * median_of(dev);
+}
+
 reference_entry reference_entry_from_runs(const std::vector<std::vector<double>>& runs) {
   reference_entry e;
-  std::vector<double> figures;
+  std::vector<double> figures;                  // each run's median
+  std::vector<const std::vector<double>*> kept; // the run of each figure
   double within = 0;
   for (const auto& samples : runs) {
     if (samples.empty()) continue;
     const double m = median_of(samples);
     figures.push_back(m);
-    within = std::max(within, relative_mad(samples, m));
+    kept.push_back(&samples);
+    if (m > 0) within = std::max(within, scaled_mad(samples, m) / m);
   }
   if (figures.empty()) return e;
   e.median = median_of(figures);
   e.runs = static_cast<int>(figures.size());
   // Between runs when there are several; a single run's own spread stands in otherwise (and is a
   // floor: a reference is never held tighter than one run repeats itself).
-  e.spread = std::min(0.5, std::max(relative_mad(figures, e.median), within));
+  const double between = e.median > 0 ? scaled_mad(figures, e.median) / e.median : 0;
+  e.spread = std::min(0.5, std::max(between, within));
   // The samples of the run nearest the median feed the gate's interval.
   std::size_t best = 0;
-  double best_gap = -1;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (runs[i].empty()) continue;
-    const double gap = std::abs(median_of(runs[i]) - e.median);
-    if (best_gap < 0 || gap < best_gap) {
-      best = i;
-      best_gap = gap;
-    }
-  }
-  e.samples = runs[best];
+  for (std::size_t i = 1; i < figures.size(); ++i)
+    if (std::abs(figures[i] - e.median) < std::abs(figures[best] - e.median)) best = i;
+  e.samples = *kept[best];
   if (e.samples.size() > 200) e.samples.resize(200);
   return e;
 }

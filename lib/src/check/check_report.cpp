@@ -3,6 +3,7 @@
 #include "gpubench/check/check_report.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/stats.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
 #include <fmt/format.h>
@@ -21,12 +22,6 @@ namespace {
 std::string point_of(const result& r) {
   const auto it = r.params.find("check");
   return it != r.params.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /// The key that tells one GPU from another across a merged fleet: its device record's index.
@@ -133,12 +128,9 @@ std::vector<json> fleet_outliers(const check_spec& spec, const std::vector<doubl
     others.reserve(figures.size());
     for (std::size_t j = 0; j < figures.size(); ++j)
       if (j != i) others.push_back(figures[j]);
-    const double med = median_of(others);
+    const double med = summarize(others).median;
     if (!(med > 0)) continue;
-    std::vector<double> dev;
-    dev.reserve(others.size());
-    for (const double x : others) dev.push_back(std::abs(x - med));
-    const double mad = others.size() >= 3 ? 1.4826 * median_of(dev) : 0;
+    const double mad = others.size() >= 3 ? scaled_mad(others, med) : 0;
     const double deficit =
         spec.higher_is_better ? (med - figures[i]) / med : (figures[i] - med) / med;
     const double gap = std::abs(figures[i] - med);

@@ -108,6 +108,13 @@ nlohmann::json to_json(const check_outcome& o);
 /// Reads one back from a saved result; usage_error naming `where` and the key.
 check_outcome check_outcome_from_json(const nlohmann::json& j, const std::string& where);
 
+/// A figure in its unit as reasons and tables write it: "4.4 TB/s", "60.9 TFLOP/s", "5.1 us",
+/// "Gen5 x16" (unit GenWidth: generation x 100 + lanes), "700 W".
+std::string check_figure_text(double v, std::string_view unit);
+/// 1.4826 x the median absolute deviation of `v` from `median`: a robust standard deviation (0
+/// for fewer than two values).
+double scaled_mad(const std::vector<double>& v, double median);
+
 /// The figure of a row: its rate (work / median) for a higher-is-better check, its median for a
 /// latency; nothing when the row has no samples.
 std::optional<double> row_figure(const check_spec& spec, const measurement& m);
