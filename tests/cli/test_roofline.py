@@ -10,7 +10,7 @@ class RooflineHelp(unittest.TestCase):
     def test_help_shows_options_and_examples(self):
         r = run("roofline", "--help")
         self.assertEqual(r.returncode, 0)
-        for opt in ("--n", "--dtype", "--intensity", "--block", "Examples:"):
+        for opt in ("--n", "--dtype", "--intensity", "--block", "--grid", "Examples:"):
             self.assertIn(opt, r.stdout)
 
     def test_top_level_help_lists_roofline(self):
@@ -25,10 +25,20 @@ class RooflineHelp(unittest.TestCase):
 
 
 class RooflineBadInput(unittest.TestCase):
+    def test_the_grid_is_one_vector_a_thread_unless_asked(self):
+        r = run("roofline", "--dry-run", "--intensity", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("grid=vectors", r.stdout)
+        r = run("roofline", "--dry-run", "--intensity", "1", "--grid", "device")
+        self.assertIn("grid=device", r.stdout)
+
+
     def test_bad_values_exit_2_naming_the_option(self):
         for args, says in ((["--n", "12"], "--n"), (["--intensity", "0"], "--intensity"),
                            (["--intensity", "5000"], "--intensity"),
                            (["--dtype", "f8"], "--dtype"), (["--block", "100"], "--block"),
+                           (["--grid", "0"], "--grid"), (["--grid", "wave"], "--grid"),
+                           (["--grid", "2097152"], "--grid"),
                            (["--cpu-only"], "no CPU-only mode")):
             with self.subTest(args=args):
                 r = run("roofline", *args, "--dry-run")

@@ -5,6 +5,7 @@
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/roofline.hpp"
 #include "gpubench/cuda/runtime.hpp"
+#include "gpubench/cuda/stream_kernels.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
@@ -54,6 +55,14 @@ void add_roofs(result& r, dtype t, const roofline_work& w, const cuda::device_in
   r.derived["theoretical_ridge_flops_per_byte"] = compute / bandwidth;
 }
 
+/// The blocks of `--grid`: a count as given, `device` fills every SM once with resident blocks
+/// (each thread loops), `vectors` gives every thread one 16-byte vector (at most 2^20 blocks).
+int grid_blocks(const word_or_count& grid, dtype t, std::size_t bytes, int block) {
+  if (const auto* blocks = std::get_if<std::int64_t>(&grid)) return static_cast<int>(*blocks);
+  if (std::get<std::string>(grid) == "device") return cuda::roofline_grid(t, block);
+  return cuda::stream_vectors_grid(bytes, block);
+}
+
 result run_roofline_point(const point_view& point, run_context& ctx) {
   const auto& opts = ctx.options();
   const int device = point.device();
@@ -85,7 +94,7 @@ result run_roofline_point(const point_view& point, run_context& ctx) {
   cuda::device_buffer<std::byte> dout(bytes);
   cuda::copy_to_device_async(din.data(), in.data(), bytes, s);
   const int block = point.get<int>("block");
-  const int grid = cuda::roofline_grid(t, block);
+  const int grid = grid_blocks(point.word_or_size("grid"), t, bytes, block);
   const auto kernel = [&](cudaStream_t st) {
     cuda::launch_roofline(t, din.data(), dout.data(), n, w.chain, a, b, block, grid, st);
   };
@@ -194,7 +203,10 @@ benchmark make_roofline_benchmark() {
       .min_exclusive = true,
       .gpu_only = true,
   };
-  b.params = {elements, dtype_param({"f32", "f64", "f16", "bf16"}), intensity, block_param()};
+  b.params = {elements, dtype_param({"f32", "f64", "f16", "bf16"}), intensity, block_param(),
+              grid_param("blocks: vectors (one 16-byte vector per thread), device (every SM "
+                         "filled once with resident blocks, each thread loops) or a block count",
+                         1048576.0 /* 2^20 */, {"vectors", "device"})};
   b.supports_cpu_only = false;
   b.run_point = run_roofline_point;
   b.after_point.peak_fraction_of = {"kernel"};

@@ -82,7 +82,8 @@ struct stream_arrays {
 int stream_default_grid(int device, stream_op op, dtype type, int block);
 
 /// The grid of `--grid vectors`: one 16-byte vector of an array of `bytes` per thread, at most
-/// 2^20 blocks (beyond, threads loop). Shared by gpubench stream and its nvbench cross-check.
+/// 2^20 blocks (beyond, threads loop). Shared by gpubench stream, its nvbench cross-check and
+/// gpubench roofline.
 int stream_vectors_grid(std::size_t bytes, int block) noexcept;
 
 /// The most blocks dot takes: its last block adds one partial per block, and beyond 2^14 blocks
