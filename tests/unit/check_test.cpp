@@ -351,8 +351,8 @@ TEST_CASE("check: outcomes round-trip and malformed ones are named", "[check]") 
 namespace {
 
 /// A check run on `gpus` GPUs of one model: a state point and an hbm point each, triad of GPU i
-/// at triad[i].
-run_report fleet_report(const std::vector<double>& triad) {
+/// at triad[i]; with `one_gpu`, run i is MPI rank i and every rank ran on GPU 0.
+run_report fleet_report(const std::vector<double>& triad, bool one_gpu = false) {
   run_report rep;
   rep.meta.host.name = "node1";
   rep.meta.started_at = "2026-12-05T10:00:00Z";
@@ -361,15 +361,18 @@ run_report fleet_report(const std::vector<double>& triad) {
   const auto& spec = *find_check_spec("hbm_triad");
   const theoretical_figure peak{4.8e12, "2 x 3201 MHz x 6144 bits"};
   for (std::size_t i = 0; i < triad.size(); ++i) {
+    const int device = one_gpu ? 0 : static_cast<int>(i);
+    const int rank = one_gpu ? static_cast<int>(i) : -1;
     device_record d;
-    d.info.id = static_cast<int>(i);
+    d.info.id = device;
     d.info.name = "NVIDIA H200";
     d.info.uuid = fmt::format("GPU-{}", i);
     d.info.pci_bus_id = fmt::format("0000:{:02x}:00.0", i + 0x10);
-    rep.devices.push_back(d);
+    if (!one_gpu || i == 0) rep.devices.push_back(d);
     result state;
     state.benchmark = "check";
-    state.device = static_cast<int>(i);
+    state.device = device;
+    state.rank = rank;
     state.params = {{"check", "state"}};
     json outcomes = json::array();
     for (const auto& o : judge_state(healthy_state())) outcomes.push_back(to_json(o));
@@ -378,7 +381,8 @@ run_report fleet_report(const std::vector<double>& triad) {
     rep.results.push_back(state);
     result hbm;
     hbm.benchmark = "check";
-    hbm.device = static_cast<int>(i);
+    hbm.device = device;
+    hbm.rank = rank;
     hbm.params = {{"check", "hbm"}};
     hbm.measurements.push_back(
         bandwidth_row("triad", triad[i], 30, 0.001, static_cast<unsigned>(3 + i)));
@@ -435,4 +439,34 @@ TEST_CASE("check: JUnit and Prometheus text escape what they quote", "[check]") 
   write_check_prometheus(prom, s);
   CHECK_THAT(prom.str(), Catch::Contains("node=\"node\\\"<1>&\""));
   CHECK_THAT(prom.str(), Catch::Contains("# TYPE gpubench_check_verdict gauge"));
+}
+
+TEST_CASE("check: ranks that shared one GPU are told apart and the slowed one is named",
+          "[check]") {
+  auto rep = fleet_report({4.40e12, 4.40e12 / 1.05}, true);
+  finish_checks(rep);
+  const auto s = summarize_checks(rep);
+  REQUIRE(s.gpus.size() == 2);
+  CHECK(s.gpus[0].shared);
+  CHECK(s.gpus[1].rank == 1);
+  CHECK_FALSE(s.gpus[0].outlier);
+  CHECK(s.gpus[1].outlier);
+  CHECK(gpu_name(s.gpus[1]) == "node1 GPU 0 rank 1 (0000:10:00.0)");
+  bool named = false;
+  for (const auto& o : s.gpus[1].checks)
+    named = named ||
+            (o.id == "hbm_triad" &&
+             o.reason.find("node1 GPU 0 rank 1 (0000:10:00.0) is an outlier") != std::string::npos);
+  CHECK(named);
+  std::ostringstream table;
+  write_check_table(table, s, 120);
+  CHECK_THAT(table.str(), Catch::Contains("node1:0/r0") && Catch::Contains("node1:0/r1"));
+  // One Prometheus series per rank: the rank label keeps them apart.
+  std::ostringstream prom;
+  write_check_prometheus(prom, s);
+  CHECK_THAT(prom.str(), Catch::Contains("rank=\"0\"") && Catch::Contains("rank=\"1\""));
+  // One GPU alone (rank -1) is named without a rank.
+  const auto alone = summarize_checks(fleet_report({4.40e12}));
+  CHECK_FALSE(alone.gpus[0].shared);
+  CHECK(gpu_name(alone.gpus[0]) == "node1 GPU 0 (0000:10:00.0)");
 }

@@ -3,6 +3,7 @@
 // output one FMA short, an element left unwritten, or a lane the chain should have skipped.
 #include "gpubench/core/half.hpp"
 #include "gpubench/core/thread_pool.hpp"
+#include "gpubench/cuda/flop_rates.hpp"
 #include "gpubench/roofline/roofline_cpu.hpp"
 
 #include <catch2/catch.hpp>
@@ -126,8 +127,8 @@ TEST_CASE("roofline: every element is checked, and a wrong chain fails", "[roofl
 }
 
 TEST_CASE("roofline: CUDA-core peaks per architecture", "[roofline]") {
-  CHECK(cuda_core_flops_per_clock_per_sm(dtype::f32, 9, 0) == 256);
-  CHECK(cuda_core_flops_per_clock_per_sm(dtype::f64, 9, 0) == 128);
-  CHECK(cuda_core_flops_per_clock_per_sm(dtype::f16, 9, 0) == 512);
-  CHECK_FALSE(cuda_core_flops_per_clock_per_sm(dtype::f32, 7, 0).has_value());
+  CHECK(cuda::cuda_core_flops_per_clock_per_sm(dtype::f32, 9, 0) == 256);
+  CHECK(cuda::cuda_core_flops_per_clock_per_sm(dtype::f64, 9, 0) == 128);
+  CHECK(cuda::cuda_core_flops_per_clock_per_sm(dtype::f16, 9, 0) == 512);
+  CHECK_FALSE(cuda::cuda_core_flops_per_clock_per_sm(dtype::f32, 7, 0).has_value());
 }

@@ -30,8 +30,10 @@ std::string upper(check_verdict v) {
   return "not run";
 }
 
+/// "node:device", "node:device/r2" where ranks shared the GPU.
 std::string gpu_label(const gpu_checks& g) {
-  return fmt::format("{}:{}", clip(g.host, 16), g.device);
+  return fmt::format("{}:{}{}", clip(g.host, 16), g.device,
+                     g.shared ? fmt::format("/r{}", g.rank) : std::string());
 }
 
 std::string xml_escaped(std::string_view text) {
@@ -158,15 +160,18 @@ void write_check_junit(std::ostream& os, const check_summary& s, bool strict) {
       f += o.verdict == check_verdict::fail || (strict && o.verdict == check_verdict::warn) ? 1 : 0;
       k += o.verdict == check_verdict::not_run ? 1 : 0;
     }
+    const std::string rank = g.shared ? fmt::format(" rank {}", g.rank) : std::string();
     const std::string suite =
-        xml_escaped(fmt::format("{} GPU {} {} {}", g.host, g.device, g.model, g.uuid));
+        xml_escaped(fmt::format("{} GPU {}{} {} {}", g.host, g.device, rank, g.model, g.uuid));
     os << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" "
                       "errors=\"0\">\n",
                       suite, g.checks.size(), f, k);
     for (const auto& o : g.checks) {
-      os << fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n",
-                        xml_escaped(fmt::format("gpubench.check.{}.gpu{}", g.host, g.device)),
-                        xml_escaped(o.id));
+      os << fmt::format(
+          "    <testcase classname=\"{}\" name=\"{}\">\n",
+          xml_escaped(fmt::format("gpubench.check.{}.gpu{}{}", g.host, g.device,
+                                  g.shared ? fmt::format(".rank{}", g.rank) : std::string())),
+          xml_escaped(o.id));
       const std::string reason = xml_escaped(o.reason);
       if (o.verdict == check_verdict::fail || (strict && o.verdict == check_verdict::warn))
         os << fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", reason,
@@ -183,9 +188,11 @@ void write_check_junit(std::ostream& os, const check_summary& s, bool strict) {
 
 void write_check_prometheus(std::ostream& os, const check_summary& s) {
   const auto labels = [](const gpu_checks& g) {
-    return fmt::format("gpu_uuid=\"{}\",model=\"{}\",node=\"{}\",pci_bus_id=\"{}\"",
+    // Ranks that shared a GPU are told apart by a rank label (one series each).
+    return fmt::format("gpu_uuid=\"{}\",model=\"{}\",node=\"{}\",pci_bus_id=\"{}\"{}",
                        label_value(g.uuid), label_value(g.model), label_value(g.host),
-                       label_value(g.pci_bus_id));
+                       label_value(g.pci_bus_id),
+                       g.shared ? fmt::format(",rank=\"{}\"", g.rank) : std::string());
   };
   os << "# HELP gpubench_check_value The figure a check measured, in its unit.\n"
         "# TYPE gpubench_check_value gauge\n";

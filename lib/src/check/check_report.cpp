@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace gpubench {
 
@@ -22,6 +23,23 @@ namespace {
 std::string point_of(const result& r) {
   const auto it = r.params.find("check");
   return it != r.params.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+/// One GPU's run in a merged fleet: its node, its device and the rank that measured it (ranks
+/// sharing a GPU each have their own run).
+using gpu_key = std::tuple<std::string, int, int>;
+
+gpu_key key_of(const result& r) { return {r.host, r.device, r.rank}; }
+
+/// The (node, device) pairs that more than one rank measured.
+std::set<std::pair<std::string, int>> shared_gpus(const run_report& rep) {
+  std::map<std::pair<std::string, int>, std::set<int>> ranks;
+  for (const auto& r : rep.results)
+    if (r.benchmark == "check") ranks[{r.host, r.device}].insert(r.rank);
+  std::set<std::pair<std::string, int>> out;
+  for (const auto& [gpu, who] : ranks)
+    if (who.size() > 1) out.insert(gpu);
+  return out;
 }
 
 /// The key that tells one GPU from another across a merged fleet: its device record's index.
@@ -66,7 +84,7 @@ void tally(check_summary& s) {
         continue;
       if (*o.ratio < worst_ratio) {
         worst_ratio = *o.ratio;
-        s.slowest = fmt::format("{} GPU {} ({})", g.host, g.device, g.pci_bus_id);
+        s.slowest = gpu_name(g);
       }
     }
   }
@@ -75,6 +93,11 @@ void tally(check_summary& s) {
 
 } // namespace
 
+std::string gpu_name(const gpu_checks& g) {
+  return fmt::format("{} GPU {}{} ({})", g.host, g.device,
+                     g.shared ? fmt::format(" rank {}", g.rank) : std::string(), g.pci_bus_id);
+}
+
 bool is_check_report(const run_report& r) {
   return std::any_of(r.results.begin(), r.results.end(),
                      [](const result& x) { return x.benchmark == "check"; });
@@ -82,15 +105,17 @@ bool is_check_report(const run_report& r) {
 
 check_summary summarize_checks(const run_report& rep) {
   check_summary s;
-  std::map<std::pair<std::string, int>, std::size_t> index; // (host, device) -> gpus entry
+  std::map<gpu_key, std::size_t> index; // -> gpus entry
+  const auto shared = shared_gpus(rep);
   for (std::size_t i = 0; i < rep.results.size(); ++i) {
     const result& r = rep.results[i];
     if (r.benchmark != "check") continue;
-    const auto key = std::make_pair(r.host, r.device);
-    auto [it, fresh] = index.try_emplace(key, s.gpus.size());
+    auto [it, fresh] = index.try_emplace(key_of(r), s.gpus.size());
     if (fresh) {
       gpu_checks g;
       g.device = r.device;
+      g.rank = r.rank;
+      g.shared = shared.contains({r.host, r.device});
       g.host = r.host.empty() ? rep.meta.host.name : r.host;
       if (const auto* d = device_of(rep, r.device)) {
         g.model = d->info.name;
@@ -228,9 +253,9 @@ check_outcome judge_throttling(const std::vector<const result*>& results) {
 
 void finish_checks(run_report& rep) {
   // Per GPU: its results, the state result the suite-wide checks join.
-  std::map<std::pair<std::string, int>, std::vector<result*>> by_gpu;
+  std::map<gpu_key, std::vector<result*>> by_gpu;
   for (auto& r : rep.results)
-    if (r.benchmark == "check") by_gpu[{r.host, r.device}].push_back(&r);
+    if (r.benchmark == "check") by_gpu[key_of(r)].push_back(&r);
   for (auto& [key, results] : by_gpu) {
     result* state = nullptr;
     const result* fp32 = nullptr;
@@ -247,17 +272,22 @@ void finish_checks(run_report& rep) {
   }
   // The fleet rule: per model and check, across every GPU that has the figure.
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<json*, std::string>>> groups;
+  const auto shared = shared_gpus(rep);
   for (auto& r : rep.results) {
     if (r.benchmark != "check") continue;
     json* list = check_list(r);
     const auto* dev = device_of(rep, r.device);
     if (list == nullptr || dev == nullptr) continue;
+    gpu_checks who;
+    who.host = r.host.empty() ? rep.meta.host.name : r.host;
+    who.device = r.device;
+    who.rank = r.rank;
+    who.shared = shared.contains({r.host, r.device});
+    who.pci_bus_id = dev->info.pci_bus_id;
     for (auto& o : *list)
       if (o.is_object() && o.contains("figure") && o["figure"].is_number() &&
           find_check_spec(o.value("id", "")) != nullptr)
-        groups[{dev->info.name, o["id"].get<std::string>()}].emplace_back(
-            &o, fmt::format("{} GPU {} ({})", r.host.empty() ? rep.meta.host.name : r.host,
-                            r.device, dev->info.pci_bus_id));
+        groups[{dev->info.name, o["id"].get<std::string>()}].emplace_back(&o, gpu_name(who));
   }
   for (auto& [key, entries] : groups) {
     std::vector<double> figures;

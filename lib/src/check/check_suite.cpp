@@ -6,6 +6,7 @@
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/empty_kernel.hpp"
 #include "gpubench/cuda/error.hpp"
+#include "gpubench/cuda/flop_rates.hpp"
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
@@ -14,7 +15,8 @@
 #include "gpubench/engine/point.hpp"
 #include "gpubench/gemm/gemm_cpu.hpp"
 #include "gpubench/registry/registry.hpp"
-#include "gpubench/roofline/roofline_cpu.hpp"
+
+#include "gpubench/check/gpu_turn.hpp"
 
 #include <fmt/format.h>
 
@@ -68,9 +70,9 @@ verification compare_bytes(const std::byte* want, const std::byte* got, std::siz
 }
 
 /// cudaMemcpy device to device (read and write counted), every byte checked afterwards.
-result measure_d2d(int device, run_context& ctx, bool quick) {
+result measure_d2d(int device, run_context& ctx) {
   const auto& opts = ctx.options();
-  const std::size_t bytes = (quick ? std::size_t{256} : std::size_t{512}) << 20U;
+  const std::size_t bytes = std::size_t{512} << 20U;
   result r;
   const cuda::scoped_device guard(device);
   cuda::require_device_memory(2 * bytes, "check d2d");
@@ -100,9 +102,9 @@ result measure_d2d(int device, run_context& ctx, bool quick) {
 
 /// Pinned host to device, device to host, and both at once on two streams; the round trip checked
 /// byte by byte afterwards.
-result measure_pcie(int device, run_context& ctx, bool quick) {
+result measure_pcie(int device, run_context& ctx) {
   const auto& opts = ctx.options();
-  const std::size_t bytes = (quick ? std::size_t{64} : std::size_t{256}) << 20U;
+  const std::size_t bytes = std::size_t{256} << 20U;
   result r;
   const cuda::scoped_device guard(device);
   cuda::require_device_memory(2 * bytes, "check pcie");
@@ -220,10 +222,10 @@ theoretical_figure theoretical_for(const check_spec& spec, const cuda::device_in
   }
   if (spec.point == "launch") return {20e-6, "a bound of 20 us"};
   if (spec.point == "fp32")
-    return compute(cuda_core_flops_per_clock_per_sm(dtype::f32, info.cc_major, info.cc_minor),
+    return compute(cuda::cuda_core_flops_per_clock_per_sm(dtype::f32, info.cc_major, info.cc_minor),
                    "FP32");
   if (spec.point == "fp64")
-    return compute(cuda_core_flops_per_clock_per_sm(dtype::f64, info.cc_major, info.cc_minor),
+    return compute(cuda::cuda_core_flops_per_clock_per_sm(dtype::f64, info.cc_major, info.cc_minor),
                    "FP64");
   return compute(gemm_flops_per_clock_per_sm(gemm_dtype::bf16, info.cc_major, info.cc_minor),
                  "bf16 tensor-core");
@@ -307,7 +309,8 @@ result measure_and_judge(std::string_view point, int device, run_context& ctx,
 result run_check_point(const point_view& point, run_context& ctx, const check_setup& setup) {
   const std::string which = point.text("check");
   const int device = point.device();
-  const bool quick = setup.quick;
+  // --quick runs fewer points, each at the same size as the whole suite's, so one reference
+  // serves both.
   std::function<result()> measure;
   if (which == "state") {
     result r = measure_state(device, ctx);
@@ -316,19 +319,18 @@ result run_check_point(const point_view& point, run_context& ctx, const check_se
   }
   if (which == "hbm")
     measure = [&] {
-      return run_benchmark_point("stream", {{"n", quick ? "2^26" : "2^28"}, {"dtype", "f32"}},
-                                 device, ctx);
+      return run_benchmark_point("stream", {{"n", "2^28"}, {"dtype", "f32"}}, device, ctx);
     };
   else if (which == "d2d")
-    measure = [&] { return measure_d2d(device, ctx, quick); };
+    measure = [&] { return measure_d2d(device, ctx); };
   else if (which == "pcie")
-    measure = [&] { return measure_pcie(device, ctx, quick); };
+    measure = [&] { return measure_pcie(device, ctx); };
   else if (which == "launch")
     measure = [&] { return measure_launch(device, ctx); };
   else if (which == "fp32" || which == "fp64")
     measure = [&] {
       return run_benchmark_point("roofline",
-                                 {{"n", quick ? "2^25" : "2^27"},
+                                 {{"n", "2^27"},
                                   {"dtype", which == "fp32" ? "f32" : "f64"},
                                   {"intensity", which == "fp32" ? "1024" : "256"}},
                                  device, ctx);
@@ -342,8 +344,14 @@ result run_check_point(const point_view& point, run_context& ctx, const check_se
     };
   // A library the point needs that is missing (cuBLASLt for the tensor-core GEMM) makes its
   // checks not run, with the reason; the rest of the suite goes on.
+  // Another gpubench check on this GPU (a rank sharing it) measures before or after, never
+  // at the same time.
+  const std::string uuid = cuda::device_uuid(device);
+  bool waited = false;
   const auto guarded = [&]() -> result {
     try {
+      const gpu_turn turn(uuid);
+      waited = waited || turn.waited();
       return measure();
     } catch (const cuda::no_device_error& e) {
       result skipped;
@@ -353,6 +361,7 @@ result run_check_point(const point_view& point, run_context& ctx, const check_se
     }
   };
   result r = measure_and_judge(which, device, ctx, setup, guarded);
+  if (waited) r.derived["gpu_turn"] = "waited for another gpubench check on this GPU to finish";
   r.benchmark = "check";
   r.params = point.values();
   return r;

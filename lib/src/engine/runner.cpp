@@ -28,8 +28,9 @@ void complete_point(const point_plumbing& plumbing, result& r, run_context& ctx,
         std::find(plumbing.peak_fraction_of.begin(), plumbing.peak_fraction_of.end(), m.name) !=
         plumbing.peak_fraction_of.end();
     // Only a measurement with samples: the peaks were measured (and cached) before it.
-    if (device >= 0 && wanted && !m.samples.empty())
-      add_peak_fractions(m, ctx.device_with_peaks(device));
+    if (device < 0 || m.samples.empty()) continue;
+    if (wanted) add_peak_fractions(m, ctx.device_with_peaks(device));
+    if (m.clock == clock_kind::gpu) add_roof_fraction(m, ctx.device_with_peaks(device));
   }
   for (const auto& ratio : plumbing.ratios) {
     const auto* x = r.find(ratio.numerator);

@@ -303,6 +303,8 @@ void measure_gpu(result& r, run_context& ctx, const gemm_point& g, int device,
   gpu_row kernel_row;
   kernel_row.name = "kernel";
   kernel_row.work = g.work; // energy per FLOP
+  kernel_row.work.flops_per_clock_per_sm =
+      gemm_flops_per_clock_per_sm(g.type, gpu.dev.info.cc_major, gpu.dev.info.cc_minor).value_or(0);
   kernel_row.body = kernel;
   kernel_row.finish = [&plan](measurement& m) { m.description = plan.algorithm(); };
   measure_row(r, gpu.sampler, opts, kernel_row);

@@ -175,9 +175,9 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
   }
   // The shared table writer, indented two spaces.
   text_table t;
-  t.header = {"measurement", "clock", "median",    "min",  "rel.sd",
-              "n",           "stop",  "bandwidth", "rate", "of peak (D2D)"};
-  t.right = {false, false, true, true, true, true, true, true, true, false};
+  t.header = {"measurement", "clock",     "median", "min",           "rel.sd", "n",
+              "stop",        "bandwidth", "rate",   "of peak (D2D)", "of roof"};
+  t.right = {false, false, true, true, true, true, true, true, true, false, true};
   t.width = output_width() - 2; // written indented two spaces
   // One item unit for every row with a rate (the usual case): said in the header, not in every
   // cell ("elements/s" over "348 G").
@@ -198,7 +198,7 @@ void write_result_block(std::ostream& os, const run_report& rep, const result& r
                       ips <= 0   ? ""
                       : one_unit ? scaled(ips, "")
                                  : format_rate(ips, m.work.item_unit),
-                      peak_text(m)});
+                      peak_text(m), roof_text(m)});
   }
   say_constant_columns_once(os, t);
   std::ostringstream rows;
@@ -224,6 +224,7 @@ struct table_contents {
   bool host_bound = false;
   bool not_run = false;
   bool peak = false;
+  bool roof = false;
   bool any = false;
   bool one_sample = false;
 };
@@ -240,6 +241,7 @@ table_contents contents_of(const run_report& rep) {
       t.flagged = t.flagged || telemetry_flagged(m.telemetry);
       t.host_bound = t.host_bound || m.host_bound;
       t.peak = t.peak || !peak_text(m).empty();
+      t.roof = t.roof || !roof_text(m).empty();
     }
   }
   return t;
@@ -278,6 +280,9 @@ std::vector<std::string> legend_items(const run_report& rep) {
   if (t.any) items.emplace_back("rel.sd = relative standard deviation; n = samples");
   if (t.one_sample) items.emplace_back("rel.sd - = one sample, no spread to show");
   if (t.peak) items.emplace_back("of peak (D2D) = % of the theoretical (measured copy) bandwidth");
+  if (t.roof)
+    items.emplace_back(
+        "of roof = % of the roofline at the row's FLOPs per byte (docs/roofline.md)");
   for (const auto& [stop, text] : stop_legend)
     if (has(t.stops, stop)) items.emplace_back(text);
   std::vector<std::string> limits;
@@ -311,7 +316,8 @@ const char* const table_legend_help =
     "  (gpu/d = flushed by writing, --l2-flush write; gpu/w = not flushed, --warm), ts = the GPU's "
     "own kernel timestamps (--timestamps), host = the host's steady\n"
     "  clock; rel.sd = relative standard deviation; n = samples; of peak (D2D) = % of the\n"
-    "  theoretical peak bandwidth (of the measured device-to-device copy); stop: noise = rel.sd\n"
+    "  theoretical peak bandwidth (of the measured device-to-device copy); of roof = % of the\n"
+    "  theoretical roofline at the row's FLOPs per byte; stop: noise = rel.sd\n"
     "  <= --max-noise, stable = the trimmed mean's 95% interval within +-max-noise/4, max-n,\n"
     "  timeout, intr = a limit ended sampling (not converged). Marks: * = telemetry flagged\n"
     "  (thermal, hw slowdown or another process on the GPU); ^ = host-bound (timed with its\n"

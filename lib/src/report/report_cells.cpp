@@ -38,6 +38,11 @@ std::string peak_text(const measurement& m) {
   return out;
 }
 
+std::string roof_text(const measurement& m) {
+  const double f = rate(m, "fraction_of_roof");
+  return f >= 0 ? fmt::format("{:.1f}%", f * 100) : std::string();
+}
+
 /// The stop column: why sampling ended (legend under the table); yes/no for older files.
 std::string stop_text(const measurement& m) {
   if (!m.stopped) return m.converged ? "yes" : "no";

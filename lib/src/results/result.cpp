@@ -33,6 +33,25 @@ void verification::merge(const verification& other, const std::string& label) {
   details[label] = std::move(d);
 }
 
+double counted_sm_clock_mhz(const measurement& m) {
+  if (const double mhz = m.sm_clock.value("median_mhz", 0.0); mhz > 0) return mhz;
+  if (const auto it = m.telemetry.find("sm_clock_mhz"); it != m.telemetry.end() && it->is_object())
+    return it->value("median", 0.0);
+  return 0;
+}
+
+void add_roof_fraction(measurement& m, const device_record& dev) {
+  const double mhz = counted_sm_clock_mhz(m);
+  const double per_clock = m.work.flops_per_clock_per_sm;
+  if (m.work.flops <= 0 || m.work.bytes <= 0 || per_clock <= 0 || mhz <= 0 || m.stats.median <= 0 ||
+      dev.info.sms <= 0)
+    return;
+  const double compute = per_clock * dev.info.sms * mhz * 1e6;
+  const double roof = std::min(compute, m.work.flops / m.work.bytes * dev.info.peak_bytes_per_s());
+  m.rates["roof_flops_per_s"] = roof;
+  m.rates["fraction_of_roof"] = m.work.flops / m.stats.median / roof;
+}
+
 void add_peak_fractions(measurement& m, const device_record& dev) {
   const auto bps = m.rates.find("bytes_per_s");
   if (bps == m.rates.end()) return;

@@ -2,6 +2,7 @@
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/flop_rates.hpp"
 #include "gpubench/cuda/memory.hpp"
 #include "gpubench/cuda/roofline.hpp"
 #include "gpubench/cuda/runtime.hpp"
@@ -39,7 +40,7 @@ void add_roofs(result& r, dtype t, const roofline_work& w, const cuda::device_in
   if (m == nullptr || m->stats.median <= 0) return;
   const double bandwidth = info.peak_bytes_per_s();
   r.derived["theoretical_bytes_per_s"] = bandwidth;
-  const auto per_clock = cuda_core_flops_per_clock_per_sm(t, info.cc_major, info.cc_minor);
+  const auto per_clock = cuda::cuda_core_flops_per_clock_per_sm(t, info.cc_major, info.cc_minor);
   if (!per_clock) {
     r.derived["theoretical_flops_per_s"] =
         fmt::format("not known for compute capability {}.{}", info.cc_major, info.cc_minor);
@@ -110,7 +111,8 @@ result run_roofline_point(const point_view& point, run_context& ctx) {
   }
   gpu_row row;
   row.name = "kernel";
-  row.work = {w.bytes, w.flops, "FLOP", w.flops};
+  row.work = {w.bytes, w.flops, "FLOP", w.flops,
+              cuda::flops_per_clock_per_sm(t, gpu.dev.info, true)};
   row.body = kernel;
   row.energy_per_byte = true;
   row.finish = [&](measurement& m) {

@@ -2,6 +2,7 @@
 
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/flop_rates.hpp"
 #include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/stream_kernels.hpp"
@@ -146,6 +147,9 @@ result run_stream_point(const point_view& point, run_context& ctx) {
     gpu_row row;
     row.name = name;
     row.work = work(op);
+    // Unfused multiplies and adds (the _rn intrinsics); dot's in f64.
+    row.work.flops_per_clock_per_sm =
+        cuda::flops_per_clock_per_sm(op == stream_op::dot ? dtype::f64 : type, gpu.dev.info, false);
     row.body = [&launch, op](cudaStream_t st) { launch(op, st); };
     row.energy_per_byte = true; // energy per element and per byte moved
     measure_row(r, sampler, opts, row);

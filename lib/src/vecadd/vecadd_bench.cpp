@@ -3,6 +3,7 @@
 #include "gpubench/core/errors.hpp"
 #include "gpubench/core/half.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/flop_rates.hpp"
 #include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/cuda/vecadd.hpp"
@@ -191,6 +192,9 @@ result run_vecadd_point(const point_view& point, run_context& ctx) {
   gpu_row kernel_row;
   kernel_row.name = "kernel";
   kernel_row.work = work;
+  // 16-bit elements are added in f32 (vecadd.cu), one unfused add an element.
+  kernel_row.work.flops_per_clock_per_sm = cuda::flops_per_clock_per_sm(
+      type == dtype::f64 ? dtype::f64 : dtype::f32, gpu.dev.info, false);
   kernel_row.body = kernel;
   kernel_row.energy_per_byte = true; // energy per element and per byte moved
   measure_row(r, sampler, opts, kernel_row);

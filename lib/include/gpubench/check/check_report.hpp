@@ -20,6 +20,10 @@ struct gpu_checks {
   std::string uuid;
   std::string pci_bus_id;
   std::string host; ///< the node ("" in a run on one machine: the report's host)
+  int rank = -1;    ///< the MPI rank (or --concurrent thread) that measured it; -1 alone
+  /// Several ranks measured this GPU (they took turns, gpu_turn): each rank's run is its own
+  /// entry, named with its rank.
+  bool shared = false;
   std::vector<check_outcome> checks;
   check_verdict verdict = check_verdict::not_run;
   bool state_checked = true; ///< false: NVML could not be read
@@ -34,6 +38,10 @@ struct check_summary {
   int outliers = 0;
   std::string slowest; ///< "node GPU n (bus)": the most outliers or the lowest ratios; "" if none
 };
+
+/// "node GPU n (bus id)", with "rank r" after the device where ranks shared the GPU: how reasons,
+/// the fleet line and the slowest GPU name it.
+std::string gpu_name(const gpu_checks& g);
 
 /// Whether `r` holds results of `gpubench check`.
 bool is_check_report(const run_report& r);

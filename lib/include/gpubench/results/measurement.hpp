@@ -47,6 +47,10 @@ struct work_counts {
   /// Floating-point operations of one sample (an FMA is 2), where the work declares them; 0: not
   /// declared. With bytes, the row's arithmetic intensity (docs/roofline.md).
   double flops = 0;
+  /// FLOPs per clock per SM of the units those FLOPs run on (cuda/flop_rates.hpp, gemm's tensor
+  /// table); with the SMs and the SM clock the GPU counted, the compute roof over the row
+  /// (rates.roof_flops_per_s, fraction_of_roof). 0: not known, no roof. Not written to files.
+  double flops_per_clock_per_sm = 0;
 };
 
 enum class clock_kind { gpu, host };

@@ -113,6 +113,16 @@ struct run_report {
 /// of its D2D copy peak (rates fraction_of_theoretical_peak, fraction_of_measured_peak).
 void add_peak_fractions(measurement& m, const device_record& dev);
 
+/// The SM clock a GPU row ran at (MHz): the median the GPU counted across its samples, else
+/// NVML's median reading during the row; 0 when neither was recorded.
+double counted_sm_clock_mhz(const measurement& m);
+
+/// Where the row declares its FLOPs and the rate of the units they run on: the roof at its
+/// arithmetic intensity, the lower of that compute peak (at counted_sm_clock_mhz) and intensity x
+/// the bandwidth peak, and the fraction of it the row reached (rates roof_flops_per_s,
+/// fraction_of_roof; docs/roofline.md). Nothing otherwise.
+void add_roof_fraction(measurement& m, const device_record& dev);
+
 nlohmann::json to_json(const run_report& r);
 nlohmann::json to_json(const measurement& m);
 

@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <utility>
 
 namespace gpubench {
@@ -43,9 +42,5 @@ void fill_roofline_input(dtype t, void* out, std::size_t n, std::uint64_t seed, 
 /// whose emulation may round twice), or against the input where the chain skips the element.
 verification check_roofline(dtype t, std::size_t n, const roofline_work& w, std::uint64_t seed,
                             const void* got, thread_pool& pool);
-
-/// FLOPs per clock per SM of the GPU's CUDA cores (no tensor cores) for `t`, from NVIDIA's
-/// architecture whitepapers (an FMA is 2 FLOPs); nothing for an architecture not in the table.
-std::optional<double> cuda_core_flops_per_clock_per_sm(dtype t, int cc_major, int cc_minor);
 
 } // namespace gpubench

@@ -1,0 +1,21 @@
+#pragma once
+// The CUDA cores' theoretical FLOP rates per architecture: with the SM count and the SM clock,
+// the compute roof of a row whose FLOPs run on them (docs/roofline.md has the table and its
+// sources). The tensor cores' rates are gemm's (gemm_cpu.hpp).
+#include "gpubench/cuda/device_info.hpp"
+#include "gpubench/dtype.hpp"
+
+#include <optional>
+
+namespace gpubench::cuda {
+
+/// FLOPs per clock per SM of fused multiply-adds on the CUDA cores (an FMA is 2 FLOPs; f16 and
+/// bf16 as packed pairs), for compute capabilities 8.0, 8.6, 8.9 and 9.0; nullopt for another.
+std::optional<double> cuda_core_flops_per_clock_per_sm(dtype t, int cc_major, int cc_minor);
+
+/// The rate a row declares (work_counts::flops_per_clock_per_sm) for `info`'s GPU: FMAs in `t`,
+/// or (`fused` false) separate adds and multiplies, one FLOP a lane an instruction, half the FMA
+/// rate; 0 where the table does not know the architecture.
+double flops_per_clock_per_sm(dtype t, const device_info& info, bool fused);
+
+} // namespace gpubench::cuda
