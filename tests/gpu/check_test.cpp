@@ -14,7 +14,10 @@
 using namespace gpubench;
 
 TEST_CASE("the quick check suite runs, verifies and judges on this GPU", "[check]") {
-  common_options opts = short_run_options();
+  // The sampling the command uses (not the short runs of other GPU tests): a 5% slower triad
+  // fails only when the samples bound the shift, as a real run's do.
+  common_options opts;
+  opts.seed = fresh_seed();
   opts.cpu_rows = false;
   run_context ctx(opts);
   auto setup = std::make_shared<check_setup>();

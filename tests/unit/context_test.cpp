@@ -64,3 +64,39 @@ TEST_CASE("measured peak: an unknown peak gives no fraction of it, a known one d
   CHECK(std::isfinite(fraction));
   CHECK(fraction == Approx(4e12 / 4.4e12));
 }
+
+TEST_CASE("the roof at a row's intensity: compute peak above the ridge, bandwidth below",
+          "[context]") {
+  auto dev = h200_with(std::nullopt); // 4.92 TB/s theoretical
+  dev.info.sms = 132;
+  const double bw = dev.info.peak_bytes_per_s();
+  const auto row = [](double flops, double bytes, double per_clock, double mhz) {
+    measurement m;
+    m.name = "kernel";
+    m.samples = {1e-3};
+    m.work = {bytes, flops, "FLOP", flops, per_clock};
+    if (mhz > 0) m.sm_clock = {{"median_mhz", mhz}};
+    finalize(m);
+    return m;
+  };
+  // 1024 FLOPs a byte, 256 FLOPs per clock per SM at 1980 MHz: the compute peak is the roof.
+  auto compute = row(6e10, 6e10 / 1024, 256, 1980);
+  add_roof_fraction(compute, dev);
+  const double peak = 256.0 * 132 * 1980e6;
+  CHECK(compute.rates.at("roof_flops_per_s").get<double>() == Approx(peak));
+  CHECK(compute.rates.at("fraction_of_roof").get<double>() == Approx(6e13 / peak));
+  // 1/4 FLOP a byte: intensity x bandwidth is the roof.
+  auto memory = row(1e9, 4e9, 256, 1980);
+  add_roof_fraction(memory, dev);
+  CHECK(memory.rates.at("roof_flops_per_s").get<double>() == Approx(0.25 * bw));
+  // No rate of the units, no clock, or no FLOPs: no roof.
+  for (auto m : {row(1e9, 4e9, 0, 1980), row(1e9, 4e9, 256, 0), row(0, 4e9, 256, 1980)}) {
+    add_roof_fraction(m, dev);
+    CHECK_FALSE(m.rates.contains("fraction_of_roof"));
+  }
+  // NVML's median reading stands in for the counted clock.
+  auto nvml = row(6e10, 6e10 / 1024, 256, 0);
+  nvml.telemetry = {{"sm_clock_mhz", {{"median", 1500.0}}}};
+  add_roof_fraction(nvml, dev);
+  CHECK(nvml.rates.at("roof_flops_per_s").get<double>() == Approx(256.0 * 132 * 1500e6));
+}

@@ -153,6 +153,19 @@ TEST_CASE("a row's declared FLOPs give its FLOP/s and intensity, and survive a f
   CHECK_THROWS_WITH(report_from_json(old), Catch::Contains("measurements[0].flops"));
 }
 
+TEST_CASE("the table's of roof column: the compute roof's share, blank under bandwidth",
+          "[report]") {
+  auto rep = sample_report();
+  auto& m = rep.results.at(0).measurements.at(0);
+  m.rates["fraction_of_theoretical_peak"] = 0.5;
+  m.rates["fraction_of_roof"] = 0.5; // the bandwidth roof: of peak says it already
+  CHECK_THAT(render(rep, output_format::table), !Catch::Contains("of roof"));
+  m.rates["fraction_of_roof"] = 0.913; // the compute roof
+  const auto t = render(rep, output_format::table);
+  CHECK_THAT(t, Catch::Contains("of roof") && Catch::Contains("91.3%"));
+  CHECK_THAT(t, Catch::Contains("of roof = %"));
+}
+
 TEST_CASE("reading a result file names the bad path", "[report]") {
   auto j = to_json(sample_report());
   j["results"][0]["measurements"][0]["samples"][1] = "fast";

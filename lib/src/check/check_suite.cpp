@@ -30,20 +30,6 @@ using nlohmann::json;
 
 namespace {
 
-/// One point of another benchmark, run as that benchmark runs it (its verification included).
-result run_benchmark_point(std::string_view name, const param_values& values, int device,
-                           run_context& ctx) {
-  const benchmark* b = find_benchmark(name);
-  if (b == nullptr) throw std::logic_error(fmt::format("check: no benchmark '{}'", name));
-  auto points = b->plan(with_defaults(*b, values), ctx.options());
-  json p = points.at(0);
-  p["device"] = device;
-  const point_view view(b->params, p);
-  result r = b->run_point(view, ctx);
-  r.derived["measured_as"] = fmt::format("{} {}", name, p.dump());
-  return r;
-}
-
 /// Bytes filled with a pseudo-random pattern from `seed`, so a copy that lands wrong is seen.
 void fill_pattern(std::byte* p, std::size_t bytes, std::uint64_t seed) {
   std::mt19937_64 gen(seed);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace gpubench::report_detail {
 
@@ -40,7 +41,11 @@ std::string peak_text(const measurement& m) {
 
 std::string roof_text(const measurement& m) {
   const double f = rate(m, "fraction_of_roof");
-  return f >= 0 ? fmt::format("{:.1f}%", f * 100) : std::string();
+  if (f < 0) return {};
+  // Under the bandwidth roof the fraction is the theoretical one `of peak` already shows.
+  const double peak = rate(m, "fraction_of_theoretical_peak");
+  if (peak >= 0 && std::abs(f - peak) <= 1e-9 * std::max(f, peak)) return {};
+  return fmt::format("{:.1f}%", f * 100);
 }
 
 /// The stop column: why sampling ended (legend under the table); yes/no for older files.

@@ -18,7 +18,8 @@ double rate(const measurement& m, const char* key);
 /// "90.2% (101.9%)": of the theoretical peak, then of the measured device-to-device copy.
 std::string peak_text(const measurement& m);
 /// "of roof": the row's FLOP/s as % of the roof at its arithmetic intensity, where it declares
-/// its FLOPs and their units' rate (rates.fraction_of_roof); "" otherwise.
+/// its FLOPs and their units' rate (rates.fraction_of_roof); "" otherwise, and "" under the
+/// bandwidth roof where `of peak` shows the same fraction.
 std::string roof_text(const measurement& m);
 /// The stop column: why sampling ended; yes/no for older files.
 std::string stop_text(const measurement& m);

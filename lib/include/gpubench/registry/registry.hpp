@@ -16,4 +16,10 @@ const benchmark* find_benchmark(std::string_view name) noexcept;
 /// Every shipped benchmark's summary_table by name, for the report writers (report.hpp).
 summary_writers summary_tables();
 
+/// One point of the shipped benchmark `name` on `device`, `values` over its defaults, run as the
+/// benchmark runs it (its verification included; derived.measured_as names it): how `check` and
+/// `devices --measure` measure through the benchmarks' own points.
+result run_benchmark_point(std::string_view name, const param_values& values, int device,
+                           run_context& ctx);
+
 } // namespace gpubench
