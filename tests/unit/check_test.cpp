@@ -470,3 +470,22 @@ TEST_CASE("check: ranks that shared one GPU are told apart and the slowed one is
   CHECK_FALSE(alone.gpus[0].shared);
   CHECK(gpu_name(alone.gpus[0]) == "node1 GPU 0 (0000:10:00.0)");
 }
+
+TEST_CASE("check: the shipped references load, each model with every measured check", "[check]") {
+  const auto& shipped = shipped_references();
+  REQUIRE_FALSE(shipped.models.empty());
+  bool h100 = false;
+  for (const auto& m : shipped.models) {
+    INFO(m.model);
+    h100 = h100 || m.model == "NVIDIA H100 80GB HBM3";
+    CHECK_FALSE(m.driver.empty());
+    for (const auto& spec : check_specs()) {
+      if (spec.point == "state") continue;
+      REQUIRE(m.checks.contains(std::string(spec.id)));
+      const auto& e = m.checks.at(std::string(spec.id));
+      CHECK(e.runs >= 3);
+      CHECK(e.median > 0);
+    }
+  }
+  CHECK(h100);
+}
