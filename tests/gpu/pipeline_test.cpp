@@ -283,6 +283,12 @@ TEST_CASE("stage timings are positive and the derived figures follow from them",
   CHECK(d.at("serial_steps_per_s").get<double>() == Approx(1.0 / ts));
   CHECK(d.at("serial_images_per_s").get<double>() == Approx(16.0 / ts));
   CHECK(d.at("stage_b_flops_per_step").get<double>() > 0);
+  // Each row declares its step's FLOPs, so it has a FLOP rate and a place on the roofline.
+  const double fb = d.at("stage_b_flops_per_step").get<double>();
+  CHECK(r.find("stage_b")->work.flops == Approx(fb));
+  CHECK(r.find("stage_b")->rates.at("flops_per_s").get<double>() == Approx(fb / tb));
+  CHECK(r.find("serial")->work.flops >= fb);
+  CHECK(r.find("stage_b")->work.flops_per_clock_per_sm > 0);
   for (const char* m : {"streams", "graph"}) {
     INFO(m);
     const double t = median_of(r, m);

@@ -8,6 +8,7 @@
 #include "gpubench/augment/augment_params.hpp"
 #include "gpubench/core/errors.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/flop_rates.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
 #include "gpubench/engine/phases.hpp"
@@ -175,8 +176,13 @@ result run_pipeline_point(const point_view& point, run_context& ctx) {
   // The engine waits on its ring of host buffers while it enqueues (and the mode rows time the
   // host too): not timed behind a blocking kernel, and no '(batch)' or '(timestamps)' rows (said
   // above). A sample runs n steps; the row is made per step.
+  // The products run in f32 on the CUDA cores (cuBLASLt's SIMT kernels): their FMA rate is the
+  // compute roof of a row's declared FLOPs.
+  const double f32_rate = cuda::flops_per_clock_per_sm(dtype::f32, gpu.dev.info, true);
   const auto step_row = [&](const std::string& name, work_counts wc, double flops,
                             const std::function<void(cudaStream_t)>& body) {
+    wc.flops = flops;
+    wc.flops_per_clock_per_sm = flops > 0 ? f32_rate : 0;
     gpu_row row = plain_gpu_row(name, {}, body, body_kind::host_synchronous);
     row.finish = [n, wc = std::move(wc), flops](measurement& m) { per_step(m, n, wc, flops); };
     return row;
