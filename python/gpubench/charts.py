@@ -16,7 +16,8 @@ from gpubench.chart_axes import (wrapped, count_text, plain_log_x, plain_log_y, 
 # charts.X stays the name of everything a chart is made of, wherever it is defined.
 from gpubench.chart_data import (SCHEMA, NotAResult, Result, read_document, Collection,  # noqa
                                   median, rate, raw_samples, percentile, spread, point,
-                                  says_something, format_seconds)
+                                  says_something, format_seconds, size_of, point_label,
+                                  roofline_roofs, roofline_points)
 
 MATPLOTLIB_MISSING = (
     "the Python interpreter {exe} (Python {version}) has no module 'matplotlib'. Install it for "
@@ -305,20 +306,6 @@ def log_panels_figure(panels, require_trend, title_of, labels_of, suptitle):
     return fig
 
 
-def size_of(r):
-    """The x of a sweep point: elements for vecadd and stream, batch for augment and pipeline."""
-    return r.params.get("n") if r.benchmark in ("vecadd", "stream") else r.params.get("batch")
-
-
-def point_label(r, name):
-    """A measurement named for a reader: benchmark, the parameters that tell points apart, row."""
-    keys = {"vecadd": ("n", "dtype", "kernel", "memory"), "stream": ("n", "dtype"),
-            "augment": ("batch", "impl"), "pipeline": ("scenario", "batch", "mode"),
-            "gemm": ("m", "n", "k", "dtype")}
-    parts = [str(r.params[k]) for k in keys.get(r.benchmark, ()) if k in r.params]
-    return f"{r.benchmark} {' '.join(parts)}: {name}"
-
-
 def energy_figure(c, require_trend=False):
     """J per element/image/step vs size, gross and net of idle (--energy)."""
     panels, units = {}, {}  # benchmark -> label -> size -> J/op
@@ -409,43 +396,6 @@ def distribution_figure(c, benchmark):
     set_title(ax, f"{benchmark}: sample distribution of each measurement, time over its median")
     finish(ax, "sample time / median (1.0 = median; zoomed to the 1st-99th percentiles)", "")
     return fig
-
-
-def roofline_roofs(c):
-    """{dtype: {"memory", "compute", "peak_bytes", "peak_flops"}} from the roofline results: the
-    measured roofs (the highest bytes/s and FLOP/s of the type's points) and the theoretical
-    ones each point recorded."""
-    roofs = {}
-    for r in c.of("roofline"):
-        m = r.measurements.get("kernel")
-        if not m or not median(m):
-            continue
-        x = roofs.setdefault(r.params.get("dtype", "?"),
-                             {"memory": 0, "compute": 0, "peak_bytes": 0, "peak_flops": 0})
-        x["memory"] = max(x["memory"], m.get("bytes", 0) / median(m))
-        x["compute"] = max(x["compute"], m.get("flops", m.get("items", 0)) / median(m))
-        for key, field in (("peak_bytes", "theoretical_bytes_per_s"),
-                           ("peak_flops", "theoretical_flops_per_s")):
-            v = r.derived.get(field)
-            if isinstance(v, (int, float)):
-                x[key] = max(x[key], v)
-    return roofs
-
-
-def roofline_points(c):
-    """(label, intensity, FLOP/s) of every GPU row that declares its FLOPs, the roofline's own
-    kernel rows left out (they draw the roofs)."""
-    out = []
-    for r in c.results:
-        if r.benchmark == "roofline" or r.status not in ("ok", "failed"):
-            continue
-        for name, m in r.measurements.items():
-            rates = m.get("rates", {})
-            if m.get("clock") != "gpu" or "(" in name or not rates.get("arithmetic_intensity"):
-                continue
-            out.append((point_label(r, name), rates["arithmetic_intensity"],
-                        rates.get("flops_per_s", 0)))
-    return [p for p in out if p[2] > 0]
 
 
 def roofline_figure(c, require_trend=False):

@@ -189,6 +189,72 @@ def run_label(doc, index):
     return f"{index + 1}: {git} {date}".strip()
 
 
+def listed(paths, limit=5):
+    """The first `limit` paths, then how many more."""
+    more = f" and {len(paths) - limit} more" if len(paths) > limit else ""
+    return ", ".join(paths[:limit]) + more
+
+
+def group_notes(page, members, dated):
+    """What a group's files lack: a date (runs kept in the order given), a git revision."""
+    if not dated:
+        missing = [m[1] for m in members if not m[2].get("meta", {}).get("started_at")]
+        note(page, "No date in the meta of " + listed(missing)
+             + ": the runs of this group are in the order the files were given.")
+    no_git = [m[1] for m in members if not m[2].get("meta", {}).get("git")]
+    if no_git:
+        note(page, "No git revision in the meta of " + listed(no_git) + ".")
+
+
+def group_marks(page, group, members, labels, changes):
+    """compare's rows for each pair of consecutive runs, by measurement key and run index; the
+    slower and faster ones appended to `changes`."""
+    marks = {}
+    for i, cmp in enumerate(group.get("comparisons", []), 1):
+        if "error" in cmp:
+            note(page, f"{labels[i - 1]} -> {labels[i]}: not compared ({cmp['error']})")
+            continue
+        for row in cmp.get("rows", []):
+            key = (row["benchmark"], json.dumps(row.get("params", {}), sort_keys=True),
+                   row["measurement"])
+            marks.setdefault(key, {})[i] = row
+            if row["verdict"] in ("slower", "faster"):
+                changes.append((members[i][2].get("meta", {}).get("started_at", ""), i,
+                                labels[i - 1], labels[i], row))
+    return marks
+
+
+def group_series(members):
+    """measurement key -> run index -> measurement, rank 0's results that ran."""
+    series = {}
+    for i, (_, _, doc) in enumerate(members):
+        for raw in doc.get("results", []):
+            if raw.get("rank", 0) > 0 or raw.get("status", "ok") not in ("ok", "failed"):
+                continue
+            for m in raw.get("measurements", []):
+                series.setdefault(measurement_key(raw, m), {})[i] = m
+    return series
+
+
+def history_group(page, gi, group, files, changes):
+    """One group of the history: its heading, notes, runs and a trend chart per measurement."""
+    members = [(index, files[index][0], files[index][1]) for index in group["files"]]
+    schema, gpus, benches = group_key(members[0][2])
+    page.add(f"<h2>Group {gi + 1}: {esc(', '.join(gpus))}; {esc(', '.join(benches))} "
+             f"({esc(schema)}, {len(members)} files)</h2>")
+    group_notes(page, members, group.get("dated", False))
+    environment(page, [(m[1], m[2]) for m in members], "Runs, in order")
+    labels = [run_label(m[2], i) for i, m in enumerate(members)]
+    marks = group_marks(page, group, members, labels, changes)
+    series = group_series(members)
+    for k, points in series.items():
+        if len(points) >= 2:
+            page.figure(trend_chart(k, points, labels, marks.get(k, {})))
+    flat = [k for k, v in series.items() if len(v) < 2]
+    if flat:
+        note(page, f"{len(flat)} measurement(s) appear in one run only: no trend.")
+
+
 def history_page(files, plan):
     """The runs of `files` in the groups and order `plan` gives (gpubench's history_comparisons:
     one group per schema, GPUs and benchmarks; runs by start time), with compare's verdict on each
@@ -200,47 +266,7 @@ def history_page(files, plan):
              "each is a group of its own below, never averaged with another.")
     changes = []
     for gi, group in enumerate(groups):
-        members = [(index, files[index][0], files[index][1]) for index in group["files"]]
-        schema, gpus, benches = group_key(members[0][2])
-        page.add(f"<h2>Group {gi + 1}: {esc(', '.join(gpus))}; {esc(', '.join(benches))} "
-                 f"({esc(schema)}, {len(members)} files)</h2>")
-        if not group.get("dated", False):
-            missing = [m[1] for m in members if not m[2].get("meta", {}).get("started_at")]
-            note(page, "No date in the meta of " + ", ".join(missing[:5])
-                 + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-                 + ": the runs of this group are in the order the files were given.")
-        no_git = [m[1] for m in members if not m[2].get("meta", {}).get("git")]
-        if no_git:
-            note(page, "No git revision in the meta of " + ", ".join(no_git[:5])
-                 + (f" and {len(no_git) - 5} more" if len(no_git) > 5 else "") + ".")
-        environment(page, [(m[1], m[2]) for m in members], "Runs, in order")
-        labels = [run_label(m[2], i) for i, m in enumerate(members)]
-        # Consecutive runs judged by compare: key -> run index -> verdict.
-        marks = {}
-        for i, cmp in enumerate(group.get("comparisons", []), 1):
-            if "error" in cmp:
-                note(page, f"{labels[i - 1]} -> {labels[i]}: not compared ({cmp['error']})")
-                continue
-            for row in cmp.get("rows", []):
-                key2 = (row["benchmark"], json.dumps(row.get("params", {}), sort_keys=True),
-                        row["measurement"])
-                marks.setdefault(key2, {})[i] = row
-                if row["verdict"] in ("slower", "faster"):
-                    changes.append((members[i][2].get("meta", {}).get("started_at", ""), i,
-                                    labels[i - 1], labels[i], row))
-        series = {}
-        for i, (_, _, doc) in enumerate(members):
-            for raw in doc.get("results", []):
-                if raw.get("rank", 0) > 0 or raw.get("status", "ok") not in ("ok", "failed"):
-                    continue
-                for m in raw.get("measurements", []):
-                    series.setdefault(measurement_key(raw, m), {})[i] = m
-        flat = [k for k, v in series.items() if len(v) < 2]
-        for k, points in series.items():
-            if len(points) >= 2:
-                page.figure(trend_chart(k, points, labels, marks.get(k, {})))
-        if flat:
-            note(page, f"{len(flat)} measurement(s) appear in one run only: no trend.")
+        history_group(page, gi, group, files, changes)
     page.add(f"<h2>Last {LAST_CHANGES} changes</h2>")
     changes.sort(key=lambda c: (c[0], c[1]), reverse=True)
     if changes:
