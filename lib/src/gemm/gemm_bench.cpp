@@ -223,11 +223,10 @@ void measure_openblas(result& r, const common_options& opts, const gemm_point& g
 /// The SM clock the kernel row ran at: the one the GPU counted across its samples, else NVML's
 /// median reading during it, else the device's maximum; and where it came from.
 std::pair<double, std::string> kernel_clock_mhz(const measurement& m, int device) {
-  if (const double mhz = m.sm_clock.value("median_mhz", 0.0); mhz > 0)
-    return {mhz, "SM clock the GPU counted across the kernel row's samples (median)"};
-  if (m.telemetry.contains("sm_clock_mhz"))
-    if (const double mhz = m.telemetry["sm_clock_mhz"].value("median", 0.0); mhz > 0)
-      return {mhz, "SM clock NVML read during the kernel row (median)"};
+  if (const double mhz = counted_sm_clock_mhz(m); mhz > 0)
+    return {mhz, m.sm_clock.value("median_mhz", 0.0) > 0
+                     ? "SM clock the GPU counted across the kernel row's samples (median)"
+                     : "SM clock NVML read during the kernel row (median)"};
   return {cuda::max_sm_clock_khz(device) / 1e3, "the device's maximum SM clock (no reading)"};
 }
 

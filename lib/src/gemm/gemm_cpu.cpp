@@ -2,6 +2,7 @@
 
 #include "gpubench/core/half.hpp"
 #include "gpubench/core/thread_pool.hpp"
+#include "gpubench/cuda/flop_rates.hpp"
 
 #include <fmt/format.h>
 
@@ -238,26 +239,20 @@ verification check_gemm(gemm_dtype t, const gemm_shape& s, const void* c,
 
 std::optional<double> gemm_flops_per_clock_per_sm(gemm_dtype t, int cc_major, int cc_minor) {
   // {f64, f32, tf32, f16/bf16}: dense FLOPs per clock per SM (an FMA is 2 FLOPs).
-  struct rates {
-    int major;
-    int minor;
-    std::array<double, 4> flops;
-  };
-  static constexpr std::array<rates, 4> table{{
+  static constexpr std::array<cuda::arch_rates, 4> table{{
       {8, 0, {128, 128, 1024, 2048}}, // A100 (GA100): FP64 on the tensor cores (DMMA)
       {8, 6, {4, 256, 512, 1024}},    // GA10x (A10, A40, RTX 30)
       {8, 9, {4, 256, 512, 1024}},    // AD10x (L4, L40, RTX 40)
       {9, 0, {256, 256, 2048, 4096}}, // GH100 (H100, H200): FP64 on the tensor cores
   }};
-  for (const auto& r : table) {
-    if (r.major != cc_major || r.minor != cc_minor) continue;
-    switch (t) {
-    case gemm_dtype::f64: return r.flops[0];
-    case gemm_dtype::f32: return r.flops[1];
-    case gemm_dtype::tf32: return r.flops[2];
-    case gemm_dtype::bf16:
-    case gemm_dtype::f16: return r.flops[3];
-    }
+  const cuda::arch_rates* r = cuda::rates_of(table, cc_major, cc_minor);
+  if (r == nullptr) return std::nullopt;
+  switch (t) {
+  case gemm_dtype::f64: return r->flops[0];
+  case gemm_dtype::f32: return r->flops[1];
+  case gemm_dtype::tf32: return r->flops[2];
+  case gemm_dtype::bf16:
+  case gemm_dtype::f16: return r->flops[3];
   }
   return std::nullopt;
 }

@@ -25,10 +25,10 @@ using nlohmann::json;
 
 namespace {
 
-/// The SM clock the kernel row ran at (MHz): the median the GPU counted across its samples, else
-/// the device's highest.
+/// The SM clock the kernel row ran at (MHz): as the row's roof takes it (counted_sm_clock_mhz),
+/// else the device's highest.
 double clock_mhz(const measurement& m, int device) {
-  if (const double mhz = m.sm_clock.value("median_mhz", 0.0); mhz > 0) return mhz;
+  if (const double mhz = counted_sm_clock_mhz(m); mhz > 0) return mhz;
   return cuda::max_sm_clock_khz(device) / 1e3;
 }
 

@@ -5,9 +5,28 @@
 #include "gpubench/cuda/device_info.hpp"
 #include "gpubench/dtype.hpp"
 
+#include <array>
+#include <cstddef>
 #include <optional>
 
 namespace gpubench::cuda {
+
+/// One row of a per-architecture table of FLOPs per clock per SM: compute capability major.minor
+/// and a rate per precision (the table says which).
+struct arch_rates {
+  int major;
+  int minor;
+  std::array<double, 4> flops;
+};
+
+/// The row of `table` for compute capability major.minor, or null.
+template <std::size_t N>
+constexpr const arch_rates* rates_of(const std::array<arch_rates, N>& table, int cc_major,
+                                     int cc_minor) noexcept {
+  for (const auto& r : table)
+    if (r.major == cc_major && r.minor == cc_minor) return &r;
+  return nullptr;
+}
 
 /// FLOPs per clock per SM of fused multiply-adds on the CUDA cores (an FMA is 2 FLOPs; f16 and
 /// bf16 as packed pairs), for compute capabilities 8.0, 8.6, 8.9 and 9.0; nullopt for another.
