@@ -47,10 +47,11 @@ endforeach()
 # --- Install layout ----------------------------------------------------------------------------
 if(SKBUILD)
   # The pip wheel (pyproject.toml): the executable inside the Python package, its CUDA runtime
-  # and cuBLAS from NVIDIA's wheels, found through RUNPATH relative to the executable:
-  # site-packages/gpubench/bin/gpubench -> site-packages/nvidia/cu<major>/lib.
+  # and cuBLAS from NVIDIA's wheels and OpenBLAS from the scipy-openblas32 wheel, found through
+  # RUNPATH relative to the executable: site-packages/gpubench/bin/gpubench ->
+  # site-packages/nvidia/cu<major>/lib and site-packages/scipy_openblas32/lib.
   set_target_properties(gpubench PROPERTIES INSTALL_RPATH
-    "\$ORIGIN/../../nvidia/cu${CUDAToolkit_VERSION_MAJOR}/lib")
+    "\$ORIGIN/../../nvidia/cu${CUDAToolkit_VERSION_MAJOR}/lib;\$ORIGIN/../../scipy_openblas32/lib")
   install(TARGETS gpubench RUNTIME DESTINATION gpubench/bin)
   # libstdc++ and libgcc_s stay shared, as the manylinux policies expect: built by Debian 12's
   # GCC 12 the binary needs GLIBCXX_3.4.30 and glibc 2.34, hence manylinux_2_35 (auditwheel

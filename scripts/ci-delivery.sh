@@ -124,15 +124,17 @@ else
   fi
 fi
 step "wheel: auditwheel"
-# The libraries NVIDIA's wheels provide (the runtime, through RUNPATH; cuBLAS, dlopen()ed) and
-# the driver's NVML stay out of the wheel; anything else outside the manylinux policy fails here.
+# The libraries NVIDIA's wheels provide (the runtime, through RUNPATH; cuBLAS, dlopen()ed),
+# OpenBLAS from the scipy-openblas32 wheel (through RUNPATH) and the driver's NVML stay out of the
+# wheel; anything else outside the manylinux policy fails here.
 PATH=$WORK/cuda/bin:$PATH auditwheel repair -w "$WORK/dist" --exclude libcudart.so.13 --exclude 'libcublas*' \
-  --exclude libnvidia-ml.so.1 --exclude libcuda.so.1 "$WORK"/raw/gpubench-*.whl
+  --exclude libscipy_openblas.so --exclude libnvidia-ml.so.1 --exclude libcuda.so.1 "$WORK"/raw/gpubench-*.whl
 whl=$(ls "$WORK"/dist/gpubench-*.whl)
 ls -la "$whl"
 [[ $whl =~ -py3-none-manylinux_2_[0-9]+_x86_64\.whl$ ]] || fail "$whl is not tagged manylinux"
-# auditwheel show has no --exclude: it calls the wheel "linux_x86_64" for the one library left
-# outside, libcudart.so.13. Check that this is the only one, and that the symbol versions allow
+# auditwheel show has no --exclude: it calls the wheel "linux_x86_64" for the libraries left
+# outside, libcudart.so.13 and libscipy_openblas.so. Check that they are the only ones, and that
+# the symbol versions allow
 # the manylinux tag the wheel carries (glibc 2.34, GLIBCXX_3.4.30: manylinux_2_35).
 PATH=$WORK/cuda/bin:$PATH auditwheel show "$whl"
 PATH=$WORK/cuda/bin:$PATH auditwheel show --json "$whl" > "$WORK/auditwheel.json"
@@ -141,6 +143,7 @@ import fnmatch, json, sys
 show, wheel = json.load(open(sys.argv[1])), sys.argv[2]
 outside = [lib for lib in show["external_libs"]
            if not any(fnmatch.fnmatch(lib, p) for p in ("libcudart.so.13", "libcublas*",
+                                                        "libscipy_openblas.so",
                                                         "libnvidia-ml.so.1", "libcuda.so.1"))]
 print(f"auditwheel: symbols allow {show['sym_tag']}; outside the policy: {sorted(show['external_libs'])}")
 sys.exit(1 if outside or not show["sym_tag"].startswith("manylinux_")
@@ -150,6 +153,9 @@ python3 -m zipfile -e "$whl" "$WORK/unpacked"
 readelf -d "$WORK/unpacked/gpubench/bin/gpubench" > "$WORK/dynamic.txt"
 grep -q 'RUNPATH.*\$ORIGIN/\.\./\.\./nvidia/cu13/lib' "$WORK/dynamic.txt" ||
   { cat "$WORK/dynamic.txt"; fail "RUNPATH \$ORIGIN/../../nvidia/cu13/lib lost"; }
+grep -q 'RUNPATH.*\$ORIGIN/\.\./\.\./scipy_openblas32/lib' "$WORK/dynamic.txt" ||
+  { cat "$WORK/dynamic.txt"; fail "RUNPATH \$ORIGIN/../../scipy_openblas32/lib lost"; }
+grep -q 'NEEDED.*libscipy_openblas.so' "$WORK/dynamic.txt" || fail "the wheel's gpubench has no OpenBLAS"
 if grep -E 'NEEDED.*(libfmt|libmpi|libopencv)' "$WORK/dynamic.txt"; then
   fail "the wheel's gpubench needs a library of the build machine (fmt is header-only, MPI and OpenCV off)"
 fi
@@ -158,6 +164,7 @@ requires=$(sed -n 's/^Requires-Dist: //p' "$WORK"/unpacked/gpubench-*.dist-info/
 echo "Requires-Dist: $requires"
 grep -qx 'nvidia-cuda-runtime==13.0.\*' <<< "$requires" || fail "Requires-Dist of the runtime"
 grep -qxE 'nvidia-cublas(<13\.1\.1,>=13\.0|>=13\.0,<13\.1\.1)' <<< "$requires" || fail "Requires-Dist of cuBLAS"
+grep -qx 'scipy-openblas32>=0.3.27' <<< "$requires" || fail "Requires-Dist of OpenBLAS"
 step "wheel built"
 
 step "wheel: fresh venv"
@@ -175,6 +182,15 @@ smoke "$WORK/venv/bin/gpubench"
 expect_exit 0 "$WORK/venv/bin/gpubench" augment --cpu-only --batch 2 --size 48 --crop 32 --resize 40 \
   --min-samples 1 --max-samples 2 --min-time 0
 grep -q 'cpu_opencv: not built in' "$WORK/last.out" || { cat "$WORK/last.out"; fail "augment's OpenCV row"; }
+# Built with OpenBLAS from the scipy-openblas32 wheel, installed beside it: gemm's CPU row runs,
+# verified, on the wheel's library.
+"$WORK/venv/bin/gpubench" --version | grep -q 'OpenBLAS: built in' || fail "--version on OpenBLAS"
+grep -q 'site-packages/.*scipy_openblas32/lib/libscipy_openblas.so' "$WORK/ldd.txt" ||
+  fail "OpenBLAS not from the scipy-openblas32 wheel"
+expect_exit 0 "$WORK/venv/bin/gpubench" gemm --cpu-only --m 96 --n 80 --k 64 --dtype f32,f64 \
+  --min-samples 2 --max-samples 3 --min-time 0
+grep -q 'cpu_openblas' "$WORK/last.out" && grep -q 'verification: PASSED' "$WORK/last.out" ||
+  { cat "$WORK/last.out"; fail "gemm's OpenBLAS row from the wheel"; }
 "$WORK/venv/bin/gpubench" doctor --format json > "$WORK/doctor.json" || true # 77: no driver here
 grep -q '"owner": "pip: nvidia_cuda_runtime' "$WORK/doctor.json" ||
   fail "doctor does not name the pip distribution of the runtime"
@@ -193,5 +209,10 @@ python3 -m venv "$WORK/bare"
 "$WORK/bare/bin/pip" install -q --no-deps "$whl"
 expect_exit 77 "$WORK/bare/bin/gpubench" vecadd --cpu-only --n 1K
 grep -q "libcudart.so.13.*pip install 'nvidia-cuda-runtime" "$WORK/last.out" || { cat "$WORK/last.out"; fail "message"; }
+cat "$WORK/last.out"
+# With the runtime but without OpenBLAS's wheel the entry point names that one.
+"$WORK/bare/bin/pip" install -q 'nvidia-cuda-runtime==13.0.*'
+expect_exit 77 "$WORK/bare/bin/gpubench" vecadd --cpu-only --n 1K
+grep -q "libscipy_openblas.so.*pip install 'scipy-openblas32" "$WORK/last.out" || { cat "$WORK/last.out"; fail "OpenBLAS message"; }
 cat "$WORK/last.out"
 step "done"

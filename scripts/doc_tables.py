@@ -178,9 +178,22 @@ def render_rows(args, base):
 
 def ab_rows(doc):
     """(key, median, flagged, host-bound, stop) per measurement of one figures-ab run."""
-    for r in doc.get("results", []):
+    results = doc.get("results", [])
+    base = ("n", "batch", "impl", "scenario")
+
+    def tag_of(p, keys):
+        return ",".join(f"{k}={p[k]}" for k in keys if k in p)
+
+    # Points the usual parameters do not tell apart (gemm's dtypes at one shape) also name the
+    # parameters that differ between them.
+    groups = {}
+    for r in results:
+        groups.setdefault(tag_of(r.get("params", {}), base), []).append(r.get("params", {}))
+    for r in results:
         p = r.get("params", {})
-        tag = ",".join(f"{k}={p[k]}" for k in ("n", "batch", "impl", "scenario") if k in p)
+        peers = groups[tag_of(p, base)]
+        extra = [k for k in p if k not in base and any(q.get(k) != p[k] for q in peers)]
+        tag = tag_of(p, list(base) + extra)
         for m in r.get("measurements", []):
             med = m.get("stats", {}).get("median")
             if med:

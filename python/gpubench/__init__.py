@@ -8,9 +8,13 @@ from pathlib import Path
 # The CUDA major release the executable is built against (pyproject.toml pins the wheels).
 _CUDA_MAJOR = "13"
 _REQUIRED = [
-    # (library, pip package providing it): the executable's loader needs the runtime before main;
-    # cuBLAS is loaded by gpubench itself when the pipeline needs it, and it names the package.
-    (f"libcudart.so.{_CUDA_MAJOR}", "nvidia-cuda-runtime==13.0.*"),
+    # (folder under site-packages, library, what it is, pip package providing it): the
+    # executable's loader needs these before main (pyproject.toml makes them dependencies); cuBLAS
+    # is loaded by gpubench itself when a workload needs it, and it names the package.
+    (f"nvidia/cu{_CUDA_MAJOR}/lib", f"libcudart.so.{_CUDA_MAJOR}", "the CUDA runtime",
+     "nvidia-cuda-runtime==13.0.*"),
+    ("scipy_openblas32/lib", "libscipy_openblas.so", "OpenBLAS, gemm's CPU row",
+     "scipy-openblas32>=0.3.27"),
 ]
 
 
@@ -20,11 +24,12 @@ def _executable() -> Path:
 
 def main() -> None:
     exe = _executable()
-    lib_dir = exe.parent.parent.parent / "nvidia" / f"cu{_CUDA_MAJOR}" / "lib"
-    for library, package in _REQUIRED:
+    site = exe.parent.parent.parent
+    for folder, library, what, package in _REQUIRED:
+        lib_dir = site / folder
         if not (lib_dir / library).exists():
             sys.stderr.write(
-                f"Error: {library} (the CUDA runtime) was not found in {lib_dir}. "
+                f"Error: {library} ({what}) was not found in {lib_dir}. "
                 f"Install it with: pip install '{package}'\n"
             )
             sys.exit(77)

@@ -33,7 +33,7 @@ def declared_choices(sub):
 EXPECTED = {
     ("stream", "--dtype"): ["f32", "f64", "all"],
     ("vecadd", "--dtype"): ["f32", "f64", "f16", "bf16", "all"],
-    ("gemm", "--dtype"): ["f64", "f32", "tf32", "bf16", "f16", "all"],
+    ("gemm", "--dtype"): ["f64", "f32", "tf32", "bf16", "f16", "fp8", "all"],
     ("gemm", "--layout"): ["nn", "nt", "tn", "all"],
     ("roofline", "--dtype"): ["f32", "f64", "f16", "bf16", "all"],
     ("augment", "--out-dtype"): ["f32", "f16", "bf16"],

@@ -18,7 +18,7 @@ class Gemm(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         doc = json.loads(proc.stdout)
         validate(doc)
-        self.assertEqual(len(doc["results"]), 15)
+        self.assertEqual(len(doc["results"]), 18)  # 6 dtypes x 3 layouts
         for r in doc["results"]:
             with self.subTest(params=r["params"]):
                 self.assertEqual(r["status"], "ok", r.get("reason"))

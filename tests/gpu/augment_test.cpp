@@ -238,6 +238,18 @@ TEST_CASE("augment: the driver verifies and measures every implementation", "[au
       CHECK(r.derived.contains(key));
     }
     CHECK(r.find("fused")->rates.contains("fraction_of_theoretical_peak"));
+    // Both implementations declare the same pixel arithmetic, and sit under their roof.
+    const double flops =
+        r.derived.value("flops_blur", 0.0) + r.derived.value("flops_normalize", 0.0);
+    CHECK(flops > 0);
+    for (const char* name : {"staged", "fused"}) {
+      INFO(name);
+      CHECK(r.find(name)->work.flops == flops); // nearest sampling: no resize or rotate FLOPs
+      const double of_roof = r.find(name)->rates.value("fraction_of_roof", 0.0);
+      CHECK(of_roof > 0);
+      CHECK(of_roof < 1.05);
+    }
+    CHECK(r.find("h2d")->work.flops == 0);
     // The OpenCV baseline, when built in, is measured and checked beside the GPU versions, and the
     // speedups name the CPU row they are against.
     if (augment_opencv::built_in()) {

@@ -1,6 +1,7 @@
 // gemm through the driver: every dtype and layout at a small shape with odd sizes (every element
 // checked against the f64 reference, the output poisoned first), every dtype at a large square
 // shape, and the rows and figures each point carries.
+#include "gpubench/cuda/device.hpp"
 #include "gpubench/gemm/gemm_bench.hpp"
 #include "gpubench/gemm/gemm_cpu.hpp"
 
@@ -8,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
 
 using namespace gpubench;
@@ -66,4 +68,45 @@ TEST_CASE("gemm matches the f64 reference for every dtype at 2048 x 2048 x 2048"
   const double fraction = r.derived.value("kernel_peak_fraction", 0.0);
   CHECK(fraction > 0.05); // a tensor-core shape far below its peak is a wrong algorithm or clock
   CHECK(fraction < 1.05); // above the theoretical peak is a wrong table or timer
+}
+
+TEST_CASE("gemm fp8: E4M3 inputs, bf16 out, verified in the tn layout; others skipped", "[gemm]") {
+  // A small shape the FP8 kernels' alignment allows (multiples of 16) and a large square one.
+  const auto side = GENERATE(std::int64_t{0}, std::int64_t{2048});
+  const nlohmann::json point{{"m", side == 0 ? 96 : side},
+                             {"n", side == 0 ? 48 : side},
+                             {"k", side == 0 ? 272 : side},
+                             {"dtype", "fp8"},
+                             {"layout", "tn"},
+                             {"device", 0}};
+  INFO(point.dump());
+  const auto r = run_gemm(point);
+  const auto info = cuda::query_device(0);
+  if (info.cc_major * 10 + info.cc_minor < 89) {
+    CHECK(r.status == result_status::skipped);
+    CHECK_THAT(r.reason, Catch::Contains("no FP8 tensor cores"));
+    return;
+  }
+  INFO(r.reason);
+  REQUIRE(r.status == result_status::ok);
+  CHECK(r.verify.passed);
+  const auto m = point["m"].get<double>();
+  const auto n = point["n"].get<double>();
+  const auto k = point["k"].get<double>();
+  CHECK(r.verify.checked == (openblas_built_in() ? 3U : 2U) * static_cast<std::size_t>(m * n));
+  const auto* kernel = r.find("kernel");
+  REQUIRE(kernel != nullptr);
+  CHECK(kernel->work.bytes == (m * k + k * n) + m * n * 2);
+  INFO(r.verify.details.dump());
+  if (side != 0) {
+    const double fraction = r.derived.value("kernel_peak_fraction", 0.0);
+    CHECK(fraction > 0.05);
+    CHECK(fraction < 1.05);
+  }
+  if (info.cc_major < 10) {
+    const auto nn = run_gemm(
+        {{"m", 96}, {"n", 48}, {"k", 272}, {"dtype", "fp8"}, {"layout", "nn"}, {"device", 0}});
+    CHECK(nn.status == result_status::skipped);
+    CHECK_THAT(nn.reason, Catch::Contains("--layout tn"));
+  }
 }

@@ -1,6 +1,7 @@
 // Specification of the augment parameter generator (lib/src/augment/augment_params.cpp): a pure
 // function of (seed, step, sample), in range, and the same for any batch size.
 #include "gpubench/augment/augment_params.hpp"
+#include "gpubench/cuda/augment.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -99,6 +100,28 @@ TEST_CASE("the shape carries 1 / std and the resize scale", "[augment][params]")
   CHECK(s.inv_std[1] == 2.0F);
   CHECK(s.scale == 100.0F / 300.0F);
   CHECK(s.radius == 3);
+}
+
+TEST_CASE("augment declares the FLOPs of its pixel arithmetic, op by op", "[augment][params]") {
+  gpubench::augment_config cfg;
+  cfg.batch = 4;
+  cfg.channels = 3;
+  cfg.resize = 100;
+  cfg.blur = 7;
+  const double values = 4.0 * 3 * 100 * 100;
+  const auto nearest = gpubench::cuda::augment_flops(gpubench::make_augment_shape(cfg));
+  CHECK(nearest.resize == 0); // nearest sampling reads, it does not compute
+  CHECK(nearest.rotate == 0);
+  CHECK(nearest.blur == values * 2 * 7 * 2); // a multiply-add per tap, rows and columns
+  CHECK(nearest.normalize == values * 2);
+  CHECK(nearest.total() == values * 30);
+  cfg.interp = gpubench::augment_interp::bilinear;
+  cfg.blur = 3;
+  const auto bilinear = gpubench::cuda::augment_flops(gpubench::make_augment_shape(cfg));
+  CHECK(bilinear.resize == values * 9); // three lerps: a subtraction and a multiply-add each
+  CHECK(bilinear.rotate == values * 9);
+  CHECK(bilinear.blur == values * 12);
+  CHECK(bilinear.total() == values * (9 + 9 + 12 + 2));
 }
 
 TEST_CASE("synthetic images are the same for any batch size", "[augment][params]") {

@@ -22,6 +22,11 @@ TEST_CASE("gemm declares 2mnk FLOPs and the least bytes: A, B read and C written
   CHECK(w.bytes == (300.0 * 500 + 500.0 * 200 + 300.0 * 200) * 2);
   CHECK(gemm_work(s, gemm_dtype::f64).bytes == 4 * w.bytes);
   CHECK(gemm_work(s, gemm_dtype::tf32).bytes == 2 * w.bytes);
+  // fp8: one byte an element of A and B, C in bf16.
+  CHECK(gemm_work(s, gemm_dtype::fp8).bytes == (300.0 * 500 + 500.0 * 200) + 300.0 * 200 * 2);
+  CHECK(gemm_work(s, gemm_dtype::fp8).flops == w.flops);
+  CHECK(gemm_input_bytes(gemm_dtype::fp8) == 1);
+  CHECK(gemm_output_bytes(gemm_dtype::fp8) == 2);
 }
 
 TEST_CASE("the peak table gives FLOPs per clock per SM from the architecture", "[gemm]") {
@@ -37,6 +42,14 @@ TEST_CASE("the peak table gives FLOPs per clock per SM from the architecture", "
   // A100 (sm_80): 108 SMs at 1.41 GHz give 312 TFLOP/s of dense f16.
   CHECK(*gemm_flops_per_clock_per_sm(gemm_dtype::f16, 8, 0) * 108 * 1.41e9 ==
         Approx(312e12).epsilon(0.001));
+  // fp8 (dense): twice bf16 where the tensor cores have it, H100 SXM's 1979 TFLOP/s at its 1830
+  // MHz boost; none on sm_80 and sm_86.
+  CHECK(*gemm_flops_per_clock_per_sm(gemm_dtype::fp8, 9, 0) * 132 * 1.83e9 ==
+        Approx(1979e12).epsilon(0.001));
+  CHECK(*gemm_flops_per_clock_per_sm(gemm_dtype::fp8, 8, 9) ==
+        2 * *gemm_flops_per_clock_per_sm(gemm_dtype::bf16, 8, 9));
+  CHECK_FALSE(gemm_flops_per_clock_per_sm(gemm_dtype::fp8, 8, 0).has_value());
+  CHECK_FALSE(gemm_flops_per_clock_per_sm(gemm_dtype::fp8, 8, 6).has_value());
   CHECK_FALSE(gemm_flops_per_clock_per_sm(gemm_dtype::f32, 7, 5).has_value());
   CHECK_FALSE(gemm_flops_per_clock_per_sm(gemm_dtype::f32, 10, 0).has_value());
 }
@@ -68,10 +81,23 @@ TEST_CASE("gemm layouts: nn, nt and tn, nothing else", "[gemm]") {
   CHECK(tn.ldb() == 5);
 }
 
+TEST_CASE("fp8 runs where the GPU has FP8 tensor cores, in the layout cuBLASLt takes", "[gemm]") {
+  CHECK(gemm_unsupported_reason(gemm_dtype::fp8, true, false, 9, 0).empty());
+  CHECK(gemm_unsupported_reason(gemm_dtype::fp8, true, false, 8, 9).empty());
+  CHECK(gemm_unsupported_reason(gemm_dtype::fp8, false, false, 10, 0).empty());
+  const auto old = gemm_unsupported_reason(gemm_dtype::fp8, true, false, 8, 6);
+  CHECK_THAT(old, Catch::Contains("8.6 has no FP8 tensor cores"));
+  const auto nn = gemm_unsupported_reason(gemm_dtype::fp8, false, false, 9, 0);
+  CHECK_THAT(nn, Catch::Contains("--layout tn"));
+  CHECK_FALSE(gemm_unsupported_reason(gemm_dtype::fp8, false, true, 9, 0).empty());
+  for (const auto t : {gemm_dtype::f64, gemm_dtype::f32, gemm_dtype::tf32, gemm_dtype::bf16})
+    CHECK(gemm_unsupported_reason(t, false, false, 7, 0).empty()); // the heuristic decides
+}
+
 TEST_CASE("the tolerance rule passes an error just inside its bound and fails one just outside",
           "[gemm]") {
-  for (const auto t :
-       {gemm_dtype::f64, gemm_dtype::f32, gemm_dtype::tf32, gemm_dtype::bf16, gemm_dtype::f16}) {
+  for (const auto t : {gemm_dtype::f64, gemm_dtype::f32, gemm_dtype::tf32, gemm_dtype::bf16,
+                       gemm_dtype::f16, gemm_dtype::fp8}) {
     INFO(gemm_dtype_name(t));
     const gemm_shape s{2, 1, 1024, false, false};
     const auto tol = gemm_tolerance_for(t, s.k);
@@ -86,16 +112,22 @@ TEST_CASE("the tolerance rule passes an error just inside its bound and fails on
     const auto c_for = [&](double scale) {
       const double v0 = 3.0 + scale * bound0;
       const double v1 = -2.0 - scale * bound1;
-      std::vector<std::byte> out(2 * gemm_element_bytes(t));
+      std::vector<std::byte> out(2 * gemm_output_bytes(t));
       if (t == gemm_dtype::f64) {
         const double vals[] = {v0, v1};
         std::memcpy(out.data(), vals, sizeof vals);
       } else {
         const float vals[] = {static_cast<float>(v0), static_cast<float>(v1)};
-        if (t == gemm_dtype::f32 || t == gemm_dtype::tf32)
+        if (t == gemm_dtype::f32 || t == gemm_dtype::tf32) {
           std::memcpy(out.data(), vals, sizeof vals);
-        else
+        } else if (t == gemm_dtype::fp8) {
+          // bf16 out; its bound (2^-13 accumulation) is far above a bf16 ulp, so the nearest
+          // bf16 value stays on its side of the bound.
+          const std::uint16_t bits[] = {float_to_bf16(vals[0]), float_to_bf16(vals[1])};
+          std::memcpy(out.data(), bits, sizeof bits);
+        } else {
           return std::vector<std::byte>{}; // 16-bit outputs: see below
+        }
       }
       return out;
     };

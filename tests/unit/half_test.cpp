@@ -112,3 +112,51 @@ TEST_CASE("bulk f16 conversions handle every length and NaNs at every position",
     }
   }
 }
+
+TEST_CASE("FP8 E4M3: every code decodes to its value and encodes back", "[half][fp8]") {
+  // Values by the format's definition: 0.EEEE.MMM = 2^(E-7) (1 + M/8), E = 0: M 2^-9.
+  CHECK(e4m3_to_float(0x00) == 0.0F);
+  CHECK(e4m3_to_float(0x01) == std::ldexp(1.0F, -9)); // smallest subnormal
+  CHECK(e4m3_to_float(0x08) == std::ldexp(1.0F, -6)); // smallest normal
+  CHECK(e4m3_to_float(0x38) == 1.0F);
+  CHECK(e4m3_to_float(0x3C) == 1.5F);
+  CHECK(e4m3_to_float(0x7E) == 448.0F); // largest
+  CHECK(e4m3_to_float(0xBC) == -1.5F);
+  CHECK(std::isnan(e4m3_to_float(0x7F)));
+  CHECK(std::isnan(e4m3_to_float(0xFF)));
+  CHECK(std::signbit(e4m3_to_float(0x80)));
+  float previous = -1.0F;
+  for (unsigned c = 0; c < 0x7F; ++c) { // positive codes increase with their value
+    const float v = e4m3_to_float(static_cast<std::uint8_t>(c));
+    REQUIRE(v > previous);
+    previous = v;
+  }
+  for (unsigned c = 0; c < 256; ++c) {
+    const auto code = static_cast<std::uint8_t>(c);
+    if ((c & 0x7FU) == 0x7FU) continue; // NaN
+    INFO("code 0x" << std::hex << c);
+    REQUIRE(float_to_e4m3(e4m3_to_float(code)) == code);
+  }
+}
+
+TEST_CASE("FP8 E4M3: rounding to nearest even, saturation, NaN", "[half][fp8]") {
+  // Between each pair of neighbouring positive codes: just below the midpoint rounds down, just
+  // above rounds up, the midpoint itself to the even code.
+  for (unsigned c = 0; c + 1 < 0x7F; ++c) {
+    const float lo = e4m3_to_float(static_cast<std::uint8_t>(c));
+    const float hi = e4m3_to_float(static_cast<std::uint8_t>(c + 1));
+    const float mid = (lo + hi) / 2; // exact: both have 4 significant bits at most
+    INFO("codes 0x" << std::hex << c << " and 0x" << c + 1);
+    REQUIRE(float_to_e4m3(std::nextafter(mid, lo)) == c);
+    REQUIRE(float_to_e4m3(std::nextafter(mid, hi)) == c + 1);
+    REQUIRE(float_to_e4m3(mid) == ((c & 1U) == 0 ? c : c + 1));
+    REQUIRE(float_to_e4m3(-std::nextafter(mid, hi)) == (0x80U | (c + 1)));
+  }
+  CHECK(float_to_e4m3(1e-30F) == 0x00);
+  CHECK(float_to_e4m3(std::ldexp(1.0F, -10)) == 0x00); // half the smallest subnormal: to even 0
+  CHECK(float_to_e4m3(464.0F) == 0x7E);
+  CHECK(float_to_e4m3(1e9F) == 0x7E);
+  CHECK(float_to_e4m3(-std::numeric_limits<float>::infinity()) == 0xFE);
+  CHECK(float_to_e4m3(std::numeric_limits<float>::quiet_NaN()) == 0x7F);
+  CHECK(float_to_e4m3(-std::numeric_limits<float>::quiet_NaN()) == 0xFF);
+}

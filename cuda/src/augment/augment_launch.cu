@@ -67,6 +67,18 @@ augment_staged_traffic augment_staged_bytes(const augment_shape& shape) noexcept
   return t;
 }
 
+augment_op_flops augment_flops(const augment_shape& shape) noexcept {
+  const double values = as_double(static_cast<std::size_t>(shape.batch)) * shape.channels *
+                        as_double(shape.output_pixels());
+  const double sample = shape.interp == augment_interp::bilinear ? 9.0 : 0.0;
+  augment_op_flops f;
+  f.resize = values * sample;
+  f.rotate = values * sample;
+  f.blur = values * 4.0 * (2.0 * shape.radius + 1.0);
+  f.normalize = values * 2.0;
+  return f;
+}
+
 double augment_fused_bytes(const augment_shape& shape) noexcept {
   const double images = as_double(static_cast<std::size_t>(shape.batch)) * shape.channels;
   return images * (shape.crop * static_cast<double>(shape.crop) +

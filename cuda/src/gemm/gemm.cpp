@@ -16,20 +16,23 @@ namespace gpubench::cuda {
 namespace {
 
 struct types {
-  cudaDataType_t data;
+  cudaDataType_t inputs; ///< A and B
+  cudaDataType_t output; ///< C
   cublasComputeType_t compute;
   cudaDataType_t scale;
 };
 
 types types_of(gemm_precision p) {
   switch (p) {
-  case gemm_precision::f64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
-  case gemm_precision::f32: return {CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
-  case gemm_precision::tf32: return {CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F};
-  case gemm_precision::bf16: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
-  case gemm_precision::f16: return {CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  case gemm_precision::f64: return {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
+  case gemm_precision::f32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  case gemm_precision::tf32:
+    return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F};
+  case gemm_precision::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  case gemm_precision::f16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  case gemm_precision::fp8: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
   }
-  return {CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+  return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
 }
 
 template <class T>
@@ -79,10 +82,10 @@ gemm_plan::gemm_plan(const gemm_problem& p) : impl_(std::make_unique<impl>()) {
   const std::int64_t a_rows = p.trans_a ? p.k : p.m;
   const std::int64_t b_rows = p.trans_b ? p.n : p.k;
   GPUBENCH_BLAS_TRY(
-      cublasLtMatrixLayoutCreate(&s.a, t.data, u(a_rows), u(p.trans_a ? p.m : p.k), a_rows));
+      cublasLtMatrixLayoutCreate(&s.a, t.inputs, u(a_rows), u(p.trans_a ? p.m : p.k), a_rows));
   GPUBENCH_BLAS_TRY(
-      cublasLtMatrixLayoutCreate(&s.b, t.data, u(b_rows), u(p.trans_b ? p.k : p.n), b_rows));
-  GPUBENCH_BLAS_TRY(cublasLtMatrixLayoutCreate(&s.c, t.data, u(p.m), u(p.n), p.m));
+      cublasLtMatrixLayoutCreate(&s.b, t.inputs, u(b_rows), u(p.trans_b ? p.k : p.n), b_rows));
+  GPUBENCH_BLAS_TRY(cublasLtMatrixLayoutCreate(&s.c, t.output, u(p.m), u(p.n), p.m));
   cublasLtMatmulPreference_t pref = nullptr;
   GPUBENCH_BLAS_TRY(cublasLtMatmulPreferenceCreate(&pref));
   int returned = 0;

@@ -11,6 +11,7 @@
 #include "gpubench/core/half.hpp"
 #include "gpubench/cuda/augment.hpp"
 #include "gpubench/cuda/device.hpp"
+#include "gpubench/cuda/flop_rates.hpp"
 #include "gpubench/cuda/runtime.hpp"
 #include "gpubench/cuda/stream.hpp"
 #include "gpubench/engine/gpu_setup.hpp"
@@ -400,11 +401,23 @@ result run_augment_point(const point_view& point, run_context& ctx) {
   if (host.saving()) dev.save_samples();
 
   const double images = static_cast<double>(host.batch);
+  // The pixel arithmetic both implementations do, op by op; f32 multiply-adds on the CUDA cores.
+  const auto flops = cuda::augment_flops(host.shape);
+  r.derived["flops_resize"] = flops.resize;
+  r.derived["flops_rotate"] = flops.rotate;
+  r.derived["flops_blur"] = flops.blur;
+  r.derived["flops_normalize"] = flops.normalize;
   const auto measure = [&](const char* name, double bytes,
                            const std::function<void(cudaStream_t)>& body) {
-    // A kernel row: with its energy per image and its extra rows; the upload alone.
-    gpu_row row = plain_gpu_row(name, {bytes, images, "images"}, body);
-    row.energy = row.extra_rows = std::string_view(name) != "h2d";
+    // A kernel row: its FLOPs, energy per image and extra rows; the upload alone.
+    const bool kernel = std::string_view(name) != "h2d";
+    work_counts work{bytes, images, "images"};
+    if (kernel) {
+      work.flops = flops.total();
+      work.flops_per_clock_per_sm = cuda::flops_per_clock_per_sm(dtype::f32, gpu.dev.info, true);
+    }
+    gpu_row row = plain_gpu_row(name, work, body);
+    row.energy = row.extra_rows = kernel;
     measure_row(r, gpu.sampler, opts, row);
   };
   host.measure_cpu_rows(r);

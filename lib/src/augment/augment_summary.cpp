@@ -62,7 +62,8 @@ void write_augment_summary(std::ostream& os, const std::vector<const result*>& r
   write_text_table(os, t);
   // Which CPU row the speedups are quoted against, and why OpenCV's is missing.
   if (!absent.empty())
-    os << fmt::format("cpu_opencv: {}; the CPU baseline is cpu_reference\n", absent);
+    write_wrapped(os, fmt::format("cpu_opencv: {}; the CPU baseline is cpu_reference", absent),
+                  output_width(), "", "  ");
   std::string against;
   for (const auto& [row, batches] : baseline_batches)
     against += fmt::format("{}{}{}", against.empty() ? "" : "; ", row,

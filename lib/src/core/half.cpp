@@ -1,5 +1,9 @@
 #include "gpubench/core/half.hpp"
 
+#include <bit>
+#include <cmath>
+#include <limits>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #include <immintrin.h>
@@ -165,6 +169,36 @@ void float_to_half(const float* in, std::uint16_t* out, std::size_t n) noexcept 
   }
 #endif
   for (std::size_t i = 0; i < n; ++i) out[i] = detail::float_to_half_portable(in[i]);
+}
+
+float e4m3_to_float(std::uint8_t b) noexcept {
+  const float sign = (b & 0x80U) != 0 ? -1.0F : 1.0F;
+  const unsigned exponent = (b >> 3U) & 0xFU;
+  const unsigned mantissa = b & 0x7U;
+  if (exponent == 0xFU && mantissa == 0x7U) return std::numeric_limits<float>::quiet_NaN();
+  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -9); // subnormal
+  return sign *
+         std::ldexp(1.0F + static_cast<float>(mantissa) / 8.0F, static_cast<int>(exponent) - 7);
+}
+
+std::uint8_t float_to_e4m3(float f) noexcept {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint8_t>((x >> 24U) & 0x80U);
+  const std::uint32_t ax = x & 0x7FFFFFFFU;
+  if (ax > 0x7F800000U) return static_cast<std::uint8_t>(sign | 0x7FU); // NaN
+  const float a = std::bit_cast<float>(ax);
+  if (a >= 448.0F) return static_cast<std::uint8_t>(sign | 0x7EU); // saturate (inf too)
+  if (a < 0.015625F) {
+    // Below the smallest normal, 2^-6: multiples of 2^-9. a * 2^9 is exact; nearbyint rounds
+    // to nearest even; 8 (a rounded up to 2^-6) is the smallest normal's code, 0x08.
+    const auto m = static_cast<std::uint32_t>(std::nearbyint(a * 512.0F));
+    return static_cast<std::uint8_t>(sign | m);
+  }
+  // Normal: round the float's 23 mantissa bits to 3 (nearest even, a carry moves the exponent),
+  // then re-bias the exponent from 127 to 7. 448 is the largest code left, 0x7E.
+  const std::uint32_t rounded = (ax + 0x7FFFFU + ((ax >> 20U) & 1U)) >> 20U;
+  const std::uint32_t code = rounded - ((127U - 7U) << 3U);
+  return static_cast<std::uint8_t>(sign | (code > 0x7EU ? 0x7EU : code));
 }
 
 } // namespace gpubench

@@ -43,6 +43,7 @@ cuda::gemm_precision precision_of(gemm_dtype t) {
   case gemm_dtype::tf32: return cuda::gemm_precision::tf32;
   case gemm_dtype::bf16: return cuda::gemm_precision::bf16;
   case gemm_dtype::f16: return cuda::gemm_precision::f16;
+  case gemm_dtype::fp8: return cuda::gemm_precision::fp8;
   }
   return cuda::gemm_precision::f32;
 }
@@ -79,6 +80,12 @@ void fill_matrix(gemm_dtype t, void* out, std::vector<double>& wide, std::size_t
         wide[i] = half_to_float(h);
         break;
       }
+      case gemm_dtype::fp8: {
+        const auto q = float_to_e4m3(static_cast<float>(x));
+        static_cast<std::uint8_t*>(out)[i] = q;
+        wide[i] = e4m3_to_float(q);
+        break;
+      }
       }
     }
   });
@@ -95,7 +102,7 @@ std::string openblas_description(gemm_dtype t, int threads) {
   const bool f64 = t == gemm_dtype::f64;
   std::string how = f64 ? "cblas_dgemm" : "cblas_sgemm";
   if (t == gemm_dtype::tf32) how += " (the CPU has no tf32: the f32 product)";
-  if (t == gemm_dtype::bf16 || t == gemm_dtype::f16)
+  if (t == gemm_dtype::bf16 || t == gemm_dtype::f16 || t == gemm_dtype::fp8)
     how += fmt::format(" on the {} inputs widened to f32 beforehand (exact, not timed), f32 out",
                        gemm_dtype_name(t));
   return fmt::format("{}, {} of its own threads, column-major, alpha 1, beta 0: {}",
@@ -106,14 +113,15 @@ std::string openblas_description(gemm_dtype t, int threads) {
 struct gemm_point {
   gemm_dtype type = gemm_dtype::f32;
   gemm_shape shape;
-  std::size_t esize = 0;
+  std::size_t in_size = 0;  ///< bytes of an element of A and B
+  std::size_t out_size = 0; ///< bytes of an element of C
   std::size_t count_a = 0;
   std::size_t count_b = 0;
   std::size_t count_c = 0;
   std::string label;
   work_counts work;
   bool f64 = false;
-  bool widen = false; ///< a 16-bit type: OpenBLAS gets the inputs widened to f32
+  bool widen = false; ///< a 16- or 8-bit type: OpenBLAS gets the inputs widened to f32
   bool with_openblas = false;
 };
 
@@ -121,7 +129,8 @@ gemm_point describe(const point_view& point) {
   gemm_point g;
   g.type = point.word<gemm_dtype>("dtype", gemm_dtype_words);
   g.shape = shape_of(point);
-  g.esize = gemm_element_bytes(g.type);
+  g.in_size = gemm_input_bytes(g.type);
+  g.out_size = gemm_output_bytes(g.type);
   g.count_a = static_cast<std::size_t>(g.shape.m * g.shape.k);
   g.count_b = static_cast<std::size_t>(g.shape.k * g.shape.n);
   g.count_c = static_cast<std::size_t>(g.shape.m * g.shape.n);
@@ -129,7 +138,7 @@ gemm_point describe(const point_view& point) {
       fmt::format("gemm {}x{}x{} {}", g.shape.m, g.shape.n, g.shape.k, gemm_dtype_name(g.type));
   g.work = gemm_work(g.shape, g.type);
   g.f64 = g.type == gemm_dtype::f64;
-  g.widen = g.type == gemm_dtype::bf16 || g.type == gemm_dtype::f16;
+  g.widen = g.type == gemm_dtype::bf16 || g.type == gemm_dtype::f16 || g.type == gemm_dtype::fp8;
   g.with_openblas = openblas_built_in();
   return g;
 }
@@ -140,7 +149,7 @@ gemm_point describe(const point_view& point) {
 std::size_t host_bytes(const gemm_point& g) {
   const double reference_cells = g.with_openblas ? static_cast<double>(g.count_c)
                                                  : static_cast<double>(sampled_grid * sampled_grid);
-  return (g.count_a + g.count_b + g.count_c) * g.esize +
+  return (g.count_a + g.count_b) * g.in_size + g.count_c * g.out_size +
          (g.count_a + g.count_b) * 8 * (g.with_openblas ? 2 : 1) +
          static_cast<std::size_t>(2 * 8 *
                                   std::min(reference_cells, static_cast<double>(g.count_c))) +
@@ -158,7 +167,7 @@ struct gemm_inputs {
 gemm_inputs make_inputs(const gemm_point& g, const common_options& opts, thread_pool& pool) {
   const host_memory kind = opts.cpu_only ? host_memory::pageable : host_memory::pinned;
   gemm_inputs in{
-      host_buffer(g.count_a * g.esize, kind), host_buffer(g.count_b * g.esize, kind), {}};
+      host_buffer(g.count_a * g.in_size, kind), host_buffer(g.count_b * g.in_size, kind), {}};
   std::vector<double> a64;
   std::vector<double> b64;
   fill_matrix(g.type, in.a.data(), a64, g.count_a, opts.seed, 1, pool);
@@ -172,23 +181,28 @@ gemm_inputs make_inputs(const gemm_point& g, const common_options& opts, thread_
   return in;
 }
 
-/// The CPU row's inputs: A and B as they are, or for a 16-bit type widened to f32 into `a32` and
-/// `b32` (exact, not timed).
+/// `count` elements of a 16- or 8-bit type widened to f32 (exactly).
+void widen_to_f32(gemm_dtype t, const std::byte* in, float* out, std::size_t count) {
+  const auto* h = static_cast<const std::uint16_t*>(static_cast<const void*>(in));
+  const auto* q = static_cast<const std::uint8_t*>(static_cast<const void*>(in));
+  if (t == gemm_dtype::f16)
+    half_to_float(h, out, count);
+  else if (t == gemm_dtype::bf16)
+    for (std::size_t i = 0; i < count; ++i) out[i] = bf16_to_float(h[i]);
+  else
+    for (std::size_t i = 0; i < count; ++i) out[i] = e4m3_to_float(q[i]);
+}
+
+/// The CPU row's inputs: A and B as they are, or for a 16- or 8-bit type widened to f32 into
+/// `a32` and `b32` (exact, not timed).
 std::pair<const void*, const void*> openblas_inputs(const gemm_point& g, const gemm_inputs& in,
                                                     std::vector<float>& a32,
                                                     std::vector<float>& b32) {
   if (!g.widen || !g.with_openblas) return {in.a.data(), in.b.data()};
   a32.resize(g.count_a);
   b32.resize(g.count_b);
-  const auto* ha = static_cast<const std::uint16_t*>(static_cast<const void*>(in.a.data()));
-  const auto* hb = static_cast<const std::uint16_t*>(static_cast<const void*>(in.b.data()));
-  if (g.type == gemm_dtype::f16) {
-    half_to_float(ha, a32.data(), g.count_a);
-    half_to_float(hb, b32.data(), g.count_b);
-  } else {
-    for (std::size_t i = 0; i < g.count_a; ++i) a32[i] = bf16_to_float(ha[i]);
-    for (std::size_t i = 0; i < g.count_b; ++i) b32[i] = bf16_to_float(hb[i]);
-  }
+  widen_to_f32(g.type, in.a.data(), a32.data(), g.count_a);
+  widen_to_f32(g.type, in.b.data(), b32.data(), g.count_b);
   return {a32.data(), b32.data()};
 }
 
@@ -256,9 +270,9 @@ void measure_gpu(result& r, run_context& ctx, const gemm_point& g, int device,
                  const gemm_inputs& in) {
   const auto& opts = ctx.options();
   const cuda::scoped_device guard(device);
-  const std::size_t bytes_a = g.count_a * g.esize;
-  const std::size_t bytes_b = g.count_b * g.esize;
-  const std::size_t bytes_c = g.count_c * g.esize;
+  const std::size_t bytes_a = g.count_a * g.in_size;
+  const std::size_t bytes_b = g.count_b * g.in_size;
+  const std::size_t bytes_c = g.count_c * g.out_size;
   cuda::require_device_memory(bytes_a + bytes_b + bytes_c + cuda::gemm_plan::workspace_bytes,
                               g.label.c_str());
   const cuda::gemm_plan plan(
@@ -333,6 +347,16 @@ result run_gemm_point(const point_view& point, run_context& ctx) {
     r.reason = "this build has no OpenBLAS, the only CPU row of gemm (docs/gemm.md)";
     return r;
   }
+  if (!opts.cpu_only) {
+    const auto& info = ctx.device_with_peaks(point.device()).info;
+    if (auto why = gemm_unsupported_reason(g.type, g.shape.trans_a, g.shape.trans_b, info.cc_major,
+                                           info.cc_minor);
+        !why.empty()) {
+      r.status = result_status::skipped;
+      r.reason = std::move(why);
+      return r;
+    }
+  }
   require_host_memory(host_bytes(g), g.label);
   auto& pool = ctx.cpu_pool();
   const gemm_inputs in = make_inputs(g, opts, pool);
@@ -367,7 +391,8 @@ benchmark make_gemm_benchmark() {
       extent("k", "columns of op(A), rows of op(B): the length of each dot product"),
       {.name = "dtype",
        .help = "element type of A, B and C: f64, f32 (CUDA cores), tf32 (f32 data on the tensor "
-               "cores), bf16, f16 (f32 accumulation)",
+               "cores), bf16, f16 (f32 accumulation), fp8 (E4M3 inputs, bf16 out, f32 "
+               "accumulation; sm_89 and newer, --layout tn before sm_100)",
        .default_value = "f32",
        .sweepable = true,
        .kind = k::word,
@@ -381,9 +406,10 @@ benchmark make_gemm_benchmark() {
   };
   b.run_point = run_gemm_point;
   b.device_bytes = [](const point_view& point) {
-    const auto e = gemm_element_bytes(point.word<gemm_dtype>("dtype", gemm_dtype_words));
+    const auto t = point.word<gemm_dtype>("dtype", gemm_dtype_words);
     const gemm_shape s = shape_of(point);
-    return static_cast<std::size_t>(s.m * s.k + s.k * s.n + s.m * s.n) * e +
+    return static_cast<std::size_t>(s.m * s.k + s.k * s.n) * gemm_input_bytes(t) +
+           static_cast<std::size_t>(s.m * s.n) * gemm_output_bytes(t) +
            cuda::gemm_plan::workspace_bytes;
   };
   b.after_point.ratios = {{"speedup_kernel_vs_cpu_openblas", "cpu_openblas", "kernel"},

@@ -30,7 +30,8 @@ double c_value(gemm_dtype t, const void* c, std::size_t i) {
   case gemm_dtype::f64: return static_cast<const double*>(c)[i];
   case gemm_dtype::f32:
   case gemm_dtype::tf32: return static_cast<const float*>(c)[i];
-  case gemm_dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(c)[i]);
+  case gemm_dtype::bf16:
+  case gemm_dtype::fp8: return bf16_to_float(static_cast<const std::uint16_t*>(c)[i]);
   case gemm_dtype::f16: return half_to_float(static_cast<const std::uint16_t*>(c)[i]);
   }
   return 0;
@@ -62,23 +63,29 @@ std::string_view gemm_dtype_name(gemm_dtype t) {
   return "?";
 }
 
-std::size_t gemm_element_bytes(gemm_dtype t) {
+std::size_t gemm_input_bytes(gemm_dtype t) {
   switch (t) {
   case gemm_dtype::f64: return 8;
   case gemm_dtype::f32:
   case gemm_dtype::tf32: return 4;
   case gemm_dtype::bf16:
   case gemm_dtype::f16: return 2;
+  case gemm_dtype::fp8: return 1;
   }
   return 0;
+}
+
+std::size_t gemm_output_bytes(gemm_dtype t) {
+  return t == gemm_dtype::fp8 ? 2 : gemm_input_bytes(t);
 }
 
 work_counts gemm_work(const gemm_shape& s, gemm_dtype t) {
   const double m = static_cast<double>(s.m);
   const double n = static_cast<double>(s.n);
   const double k = static_cast<double>(s.k);
-  const double e = static_cast<double>(gemm_element_bytes(t));
-  return {(m * k + k * n + m * n) * e, 2.0 * m * n * k, "FLOP", 2.0 * m * n * k};
+  const double in = static_cast<double>(gemm_input_bytes(t));
+  const double out = static_cast<double>(gemm_output_bytes(t));
+  return {(m * k + k * n) * in + m * n * out, 2.0 * m * n * k, "FLOP", 2.0 * m * n * k};
 }
 
 bool openblas_built_in() { return GPUBENCH_HAVE_OPENBLAS != 0; }
@@ -192,6 +199,14 @@ gemm_tolerance gemm_tolerance_for(gemm_dtype t, std::int64_t k) {
     tol.per_sum = 4 * root_k * u32;
     tol.per_ref = std::ldexp(1.0, -11);
     break;
+  case gemm_dtype::fp8: {
+    // The tensor cores add each block of 32 products (one FP8 instruction's k) aligned to a
+    // 13-bit mantissa; cuBLASLt adds the block sums in f32 (its default, not fast accumulation).
+    const double blocks = std::max(static_cast<double>(k) / 32.0, 1.0);
+    tol.per_sum = 4 * std::sqrt(32.0) * std::ldexp(1.0, -13) + 4 * std::sqrt(blocks) * u32;
+    tol.per_ref = std::ldexp(1.0, -8);
+    break;
+  }
   }
   return tol;
 }
@@ -238,14 +253,15 @@ verification check_gemm(gemm_dtype t, const gemm_shape& s, const void* c,
 }
 
 std::optional<double> gemm_flops_per_clock_per_sm(gemm_dtype t, int cc_major, int cc_minor) {
-  // {f64, f32, tf32, f16/bf16}: dense FLOPs per clock per SM (an FMA is 2 FLOPs).
-  static constexpr std::array<cuda::arch_rates, 4> table{{
-      {8, 0, {128, 128, 1024, 2048}}, // A100 (GA100): FP64 on the tensor cores (DMMA)
-      {8, 6, {4, 256, 512, 1024}},    // GA10x (A10, A40, RTX 30)
-      {8, 9, {4, 256, 512, 1024}},    // AD10x (L4, L40, RTX 40)
-      {9, 0, {256, 256, 2048, 4096}}, // GH100 (H100, H200): FP64 on the tensor cores
+  // {f64, f32, tf32, f16/bf16, fp8}: dense FLOPs per clock per SM (an FMA is 2 FLOPs); fp8 0
+  // where the architecture has no FP8 tensor cores.
+  static constexpr std::array<cuda::arch_rates<5>, 4> table{{
+      {8, 0, {128, 128, 1024, 2048, 0}},    // A100 (GA100): FP64 on the tensor cores (DMMA)
+      {8, 6, {4, 256, 512, 1024, 0}},       // GA10x (A10, A40, RTX 30)
+      {8, 9, {4, 256, 512, 1024, 2048}},    // AD10x (L4, L40, RTX 40)
+      {9, 0, {256, 256, 2048, 4096, 8192}}, // GH100 (H100, H200): FP64 on the tensor cores
   }};
-  const cuda::arch_rates* r = cuda::rates_of(table, cc_major, cc_minor);
+  const cuda::arch_rates<5>* r = cuda::rates_of(table, cc_major, cc_minor);
   if (r == nullptr) return std::nullopt;
   switch (t) {
   case gemm_dtype::f64: return r->flops[0];
@@ -253,8 +269,22 @@ std::optional<double> gemm_flops_per_clock_per_sm(gemm_dtype t, int cc_major, in
   case gemm_dtype::tf32: return r->flops[2];
   case gemm_dtype::bf16:
   case gemm_dtype::f16: return r->flops[3];
+  case gemm_dtype::fp8: return r->flops[4] > 0 ? std::optional<double>(r->flops[4]) : std::nullopt;
   }
   return std::nullopt;
+}
+
+std::string gemm_unsupported_reason(gemm_dtype t, bool trans_a, bool trans_b, int cc_major,
+                                    int cc_minor) {
+  if (t != gemm_dtype::fp8) return {};
+  if (cc_major * 10 + cc_minor < 89)
+    return fmt::format("fp8: compute capability {}.{} has no FP8 tensor cores (8.9 and newer do)",
+                       cc_major, cc_minor);
+  if (cc_major < 10 && !(trans_a && !trans_b))
+    return fmt::format("fp8: cuBLASLt takes FP8 operands on compute capability {}.{} in the tn "
+                       "layout only (A transposed, B not): run it with --layout tn",
+                       cc_major, cc_minor);
+  return {};
 }
 
 } // namespace gpubench

@@ -292,6 +292,20 @@ struct augment_staged_traffic {
 };
 augment_staged_traffic augment_staged_bytes(const augment_shape& shape) noexcept;
 
+/// Floating-point operations of the pixel arithmetic, op by op, for the shape's batch: what both
+/// implementations compute per output value (docs/augment.md). A bilinear sample is three lerps of
+/// a subtraction and a multiply-add each (9 FLOPs; nearest sampling reads, 0); the separable blur
+/// a multiply-add per tap and pass (4 x taps); the normalization one multiply-add (2). Converting
+/// bytes, cropping and the coordinate arithmetic are not counted.
+struct augment_op_flops {
+  double resize = 0;
+  double rotate = 0;
+  double blur = 0;
+  double normalize = 0;
+  [[nodiscard]] double total() const noexcept { return resize + rotate + blur + normalize; }
+};
+augment_op_flops augment_flops(const augment_shape& shape) noexcept;
+
 /// Least bytes the fused implementation must move: the crop regions in, the outputs out.
 double augment_fused_bytes(const augment_shape& shape) noexcept;
 

@@ -12,17 +12,18 @@
 namespace gpubench::cuda {
 
 /// One row of a per-architecture table of FLOPs per clock per SM: compute capability major.minor
-/// and a rate per precision (the table says which).
+/// and `Columns` rates, one per precision (the table says which).
+template <std::size_t Columns = 4>
 struct arch_rates {
   int major;
   int minor;
-  std::array<double, 4> flops;
+  std::array<double, Columns> flops;
 };
 
 /// The row of `table` for compute capability major.minor, or null.
-template <std::size_t N>
-constexpr const arch_rates* rates_of(const std::array<arch_rates, N>& table, int cc_major,
-                                     int cc_minor) noexcept {
+template <std::size_t Columns, std::size_t N>
+constexpr const arch_rates<Columns>* rates_of(const std::array<arch_rates<Columns>, N>& table,
+                                              int cc_major, int cc_minor) noexcept {
   for (const auto& r : table)
     if (r.major == cc_major && r.minor == cc_minor) return &r;
   return nullptr;

@@ -11,8 +11,11 @@
 namespace gpubench::cuda {
 
 /// A, B and C in f64 (compute f64), f32 (compute f32 on the CUDA cores), tf32 (f32 data, compute
-/// on the tensor cores with inputs rounded to tf32), bf16 or f16 (compute f32 on the tensor cores).
-enum class gemm_precision { f64, f32, tf32, bf16, f16 };
+/// on the tensor cores with inputs rounded to tf32), bf16 or f16 (compute f32 on the tensor
+/// cores); fp8: A and B in FP8 E4M3, C in bf16, compute f32 on the tensor cores (cuBLASLt's
+/// default accumulation: partial sums carried on in f32, not its fast-accumulation mode), no
+/// scaling (the scale factors cuBLASLt takes for FP8 left at 1).
+enum class gemm_precision { f64, f32, tf32, bf16, f16, fp8 };
 
 struct gemm_problem {
   gemm_precision precision = gemm_precision::f32;

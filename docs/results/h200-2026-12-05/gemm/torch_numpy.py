@@ -1,7 +1,8 @@
 """The yardsticks beside `gpubench gemm` at 8192^3 on the same machine and call: torch.matmul on
 the GPU (CUDA events around each of CALLS calls after 5 warm-up calls, median, and the SM clock
 NVML reads right after; tf32 with torch.backends.cuda.matmul.allow_tf32, f32 without) and
-numpy.matmul (OpenBLAS) on the host's cores (3 calls after one warm-up, median).
+numpy.matmul (OpenBLAS) on the host's cores (3 calls after one warm-up, median); fp8 through
+torch._scaled_mm (E4M3 inputs, unit scales, bf16 out).
     torch_numpy.py [N [CALLS [DTYPES [numpy]]]]     defaults: 8192 30 bf16,f16,tf32,f32,f64 numpy
 Prints one JSON document."""
 import json
@@ -46,6 +47,26 @@ for name, dtype, tf32 in (("bf16", torch.bfloat16, False), ("f16", torch.float16
                             "sm_clock_mhz_after": torch.cuda.clock_rate(0)}
     del a, b
     torch.cuda.empty_cache()
+if "fp8" in DTYPES:  # E4M3 inputs, bf16 out, through torch._scaled_mm (A row-major, B column-major)
+    a = (torch.rand((N, N), device="cuda", generator=gen) * 2 - 1).to(torch.float8_e4m3fn)
+    b = (torch.rand((N, N), device="cuda", generator=gen) * 2 - 1).to(torch.float8_e4m3fn).t()
+    one = torch.ones((), device="cuda")
+    def fp8_mm():
+        return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    for _ in range(5):
+        fp8_mm()
+    times = []
+    for _ in range(CALLS):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fp8_mm()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / 1e3)
+    med = statistics.median(times)
+    out["torch_fp8"] = {"median_s": med, "min_s": min(times), "flops_per_s": FLOP / med,
+                        "sm_clock_mhz_after": torch.cuda.clock_rate(0)}
+    del a, b
 rng = np.random.default_rng(1)
 for name, dtype in (("f32", np.float32), ("f64", np.float64)) if NUMPY else ():
     a = (rng.random((N, N)) * 2 - 1).astype(dtype)

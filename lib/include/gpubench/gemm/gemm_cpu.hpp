@@ -18,20 +18,23 @@ namespace gpubench {
 class thread_pool;
 
 /// The element types of gemm: its inputs A and B and its output C; tf32 has f32 inputs and output
-/// that the tensor cores round to 10 mantissa bits.
-enum class gemm_dtype { f64, f32, tf32, bf16, f16 };
+/// that the tensor cores round to 10 mantissa bits; fp8 has FP8 E4M3 inputs and a bf16 output.
+enum class gemm_dtype { f64, f32, tf32, bf16, f16, fp8 };
 
 /// The element types by their names, in the order --dtype lists them.
-inline constexpr std::array<word_choice<gemm_dtype>, 5> gemm_dtype_words{
+inline constexpr std::array<word_choice<gemm_dtype>, 6> gemm_dtype_words{
     {{"f64", gemm_dtype::f64},
      {"f32", gemm_dtype::f32},
      {"tf32", gemm_dtype::tf32},
      {"bf16", gemm_dtype::bf16},
-     {"f16", gemm_dtype::f16}}};
+     {"f16", gemm_dtype::f16},
+     {"fp8", gemm_dtype::fp8}}};
 
 std::string_view gemm_dtype_name(gemm_dtype t);
-/// Bytes of one element of A, B and C.
-std::size_t gemm_element_bytes(gemm_dtype t);
+/// Bytes of one element of A and B.
+std::size_t gemm_input_bytes(gemm_dtype t);
+/// Bytes of one element of C (bf16 for fp8, else as the inputs).
+std::size_t gemm_output_bytes(gemm_dtype t);
 
 /// The shape of one product: C (m x n) = op(A) op(B), with op(A) m x k and op(B) k x n; a
 /// transposed operand is stored transposed (layout "tn": A stored k x m).
@@ -70,7 +73,7 @@ std::string openblas_config();
 bool openblas_built_in();
 
 /// C = op(A) op(B) in OpenBLAS on `threads` of its own threads: dgemm for f64, sgemm for the
-/// others (bf16 and f16 inputs widened to f32 beforehand, exactly; `a`, `b` and `c` are then
+/// others (bf16, f16 and fp8 inputs widened to f32 beforehand, exactly; `a`, `b` and `c` are then
 /// float). Throws std::logic_error in a build without OpenBLAS.
 void openblas_gemm(const gemm_shape& s, bool f64, const void* a, const void* b, void* c,
                    int threads);
@@ -91,9 +94,11 @@ gemm_reference gemm_reference_f64(const gemm_shape& s, const std::vector<double>
 
 /// The bound each element of C is judged by (docs/gemm.md): |got - ref| <= (e_in + 4 sqrt(k)
 /// u_acc) S + u_out |ref|, with u_acc the unit roundoff of the accumulation (2^-24 for f32
-/// compute, 2^-53 for f64), u_out that of C's type (2^-8 bf16, 2^-11 f16), and e_in = 2 x 2^-11
-/// for tf32, whose inputs the tensor cores round to 10 mantissa bits (0 for the others: A and B
-/// are already in their type, on the CPU side too).
+/// compute, 2^-53 for f64), u_out that of C's type (2^-8 bf16 and fp8's bf16 out, 2^-11 f16),
+/// and e_in = 2 x 2^-11 for tf32, whose inputs the tensor cores round to 10 mantissa bits (0 for
+/// the others: A and B are already in their type, on the CPU side too). fp8: the tensor cores add
+/// each block of 32 products aligned to a 13-bit mantissa and cuBLASLt adds the block sums in
+/// f32, so the term is 4 sqrt(32) 2^-13 + 4 sqrt(k / 32) 2^-24.
 struct gemm_tolerance {
   double per_sum = 0; ///< e_in + 4 sqrt(k) u_acc
   double per_ref = 0; ///< u_out
@@ -109,8 +114,14 @@ verification check_gemm(gemm_dtype t, const gemm_shape& s, const void* c,
 
 /// FLOPs per clock per SM of dense products of `t` on compute capability major.minor, from
 /// NVIDIA's architecture whitepapers (docs/gemm.md has the table): the tensor cores for tf32,
-/// bf16, f16 and (sm_80 and sm_90) f64, the CUDA cores for f32. nullopt for an architecture the
-/// table does not list.
+/// bf16, f16, fp8 and (sm_80 and sm_90) f64, the CUDA cores for f32. nullopt for an architecture
+/// the table does not list, and for fp8 where the architecture has no FP8 tensor cores.
 std::optional<double> gemm_flops_per_clock_per_sm(gemm_dtype t, int cc_major, int cc_minor);
+
+/// Why cuBLASLt cannot run `t` in layout `tr` on compute capability major.minor, or "" when it
+/// can as far as the type and layout go: FP8 needs FP8 tensor cores (8.9 and newer), and before
+/// 10.0 the TN layout (A transposed, B not: both operands K-major).
+std::string gemm_unsupported_reason(gemm_dtype t, bool trans_a, bool trans_b, int cc_major,
+                                    int cc_minor);
 
 } // namespace gpubench
