@@ -106,6 +106,28 @@ class DocTables(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("unknown table kind", r.stderr)
 
+    def test_ab_rows_of_points_at_one_shape_stay_apart(self):
+        # Two gemm dtypes at one shape: the usual keys (n, batch, ...) tell them apart no more, so
+        # the label names the parameter that differs; without it their medians would be merged.
+        ab = os.path.join(self.d, "ab2")
+        os.mkdir(ab)
+        for side, scale in (("old", 1.0), ("new", 1.02)):
+            doc = {"schema": "gpubench/1", "results": [
+                {"benchmark": "gemm", "params": {"n": 4096, "dtype": dtype, "layout": "nn"},
+                 "measurements": [measurement("kernel", median * scale)]}
+                for dtype, median in (("f32", 2.6e-3), ("bf16", 1.8e-4))]}
+            with open(os.path.join(ab, f"gemm-{side}-1.json"), "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+        with tarfile.open(os.path.join(self.d, "ab2.tar.xz"), "w:xz") as tar:
+            tar.add(ab, arcname="ab")
+        r = doc_tables("render", "ab ab2.tar.xz", cwd=self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| gemm: gemm n=4096,dtype=f32 kernel | 2600.00 | 2652.00 | +2.00% | 1/1 |",
+                      r.stdout)
+        self.assertIn("| gemm: gemm n=4096,dtype=bf16 kernel | 180.00 | 183.60 | +2.00% | 1/1 |",
+                      r.stdout)
+        self.assertNotIn("layout", r.stdout)  # the same in both: not named
+
     def test_the_repository_tables_match_their_data(self):
         r = doc_tables("check", cwd=SOURCE_DIR)
         if r.returncode != 0 and "not a git repository" in r.stderr:
