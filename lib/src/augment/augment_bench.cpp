@@ -403,6 +403,7 @@ result run_augment_point(const point_view& point, run_context& ctx) {
   const double images = static_cast<double>(host.batch);
   // The pixel arithmetic both implementations do, op by op; f32 multiply-adds on the CUDA cores.
   const auto flops = cuda::augment_flops(host.shape);
+  const double f32_rate = cuda::flops_per_clock_per_sm(dtype::f32, gpu.dev.info, true);
   r.derived["flops_resize"] = flops.resize;
   r.derived["flops_rotate"] = flops.rotate;
   r.derived["flops_blur"] = flops.blur;
@@ -414,7 +415,7 @@ result run_augment_point(const point_view& point, run_context& ctx) {
     work_counts work{bytes, images, "images"};
     if (kernel) {
       work.flops = flops.total();
-      work.flops_per_clock_per_sm = cuda::flops_per_clock_per_sm(dtype::f32, gpu.dev.info, true);
+      work.flops_per_clock_per_sm = f32_rate;
     }
     gpu_row row = plain_gpu_row(name, work, body);
     row.energy = row.extra_rows = kernel;

@@ -98,11 +98,15 @@ measurement* row(result& r, std::string_view name) {
   return nullptr;
 }
 
+/// Whether OpenBLAS gets A and B widened to f32: the 16- and 8-bit types, which it has no
+/// product for.
+bool widened_for_openblas(gemm_dtype t) { return gemm_input_bytes(t) < 4; }
+
 std::string openblas_description(gemm_dtype t, int threads) {
   const bool f64 = t == gemm_dtype::f64;
   std::string how = f64 ? "cblas_dgemm" : "cblas_sgemm";
   if (t == gemm_dtype::tf32) how += " (the CPU has no tf32: the f32 product)";
-  if (t == gemm_dtype::bf16 || t == gemm_dtype::f16 || t == gemm_dtype::fp8)
+  if (widened_for_openblas(t))
     how += fmt::format(" on the {} inputs widened to f32 beforehand (exact, not timed), f32 out",
                        gemm_dtype_name(t));
   return fmt::format("{}, {} of its own threads, column-major, alpha 1, beta 0: {}",
@@ -138,7 +142,7 @@ gemm_point describe(const point_view& point) {
       fmt::format("gemm {}x{}x{} {}", g.shape.m, g.shape.n, g.shape.k, gemm_dtype_name(g.type));
   g.work = gemm_work(g.shape, g.type);
   g.f64 = g.type == gemm_dtype::f64;
-  g.widen = g.type == gemm_dtype::bf16 || g.type == gemm_dtype::f16 || g.type == gemm_dtype::fp8;
+  g.widen = widened_for_openblas(g.type);
   g.with_openblas = openblas_built_in();
   return g;
 }
