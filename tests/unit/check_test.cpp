@@ -111,6 +111,53 @@ TEST_CASE("check: a latency is judged the other way up", "[check]") {
   CHECK(judge_theoretical(launch, at30, bound).verdict == check_verdict::fail);
 }
 
+TEST_CASE("check: against other hosts' reference, a host-dependent figure fails only at its floor",
+          "[check]") {
+  // PCIe both ways on a host that carries less than the shipped reference's hosts: each direction
+  // alone at the reference, both at once 17% short (measured so on one H100 host).
+  const auto& both = spec("pcie_both");
+  REQUIRE(both.host_dependent);
+  CHECK_FALSE(spec("hbm_triad").host_dependent);
+  const auto ref = reference_of(bandwidth_row("both", 88.3e9, 50, 0.01, 3), both, 0.073);
+  const theoretical_figure link{126.0e9, "PCIe Gen5 x16, both ways"};
+  const auto short_host = bandwidth_row("both", 73.2e9);
+  // Held to a reference of one's own (no floor given): it fails, as before.
+  CHECK(judge_measured(both, short_host, ref, "ours.json of 2026-12-05").verdict ==
+        check_verdict::fail);
+  // Held to the shipped one: it warns, naming why and the line it would fail at (54% of 126).
+  const auto held = judge_measured(both, short_host, ref, "shipped of 2026-12-05", &link);
+  CHECK(held.verdict == check_verdict::warn);
+  CHECK_THAT(held.reason, Catch::Contains("other hosts") && Catch::Contains("below 68 GB/s") &&
+                              Catch::Contains("slot"));
+  // Just above and just below that line (0.9 x 60% x 126 GB/s = 68.04 GB/s).
+  CHECK(judge_measured(both, bandwidth_row("both", 68.5e9, 50, 0.001), ref, "s", &link).verdict ==
+        check_verdict::warn);
+  const auto broken =
+      judge_measured(both, bandwidth_row("both", 67.5e9, 50, 0.001), ref, "s", &link);
+  CHECK(broken.verdict == check_verdict::fail);
+  CHECK_THAT(broken.reason, Catch::Contains("fails, being below"));
+  // A figure within the reference's limits passes whatever the floor.
+  CHECK(judge_measured(both, bandwidth_row("both", 88.0e9), ref, "s", &link).verdict ==
+        check_verdict::pass);
+  // A latency the other way up: twice the reference's 5 us warns under the 20 us bound's 22.2 us,
+  // and fails past it.
+  const auto& launch = spec("launch_latency");
+  measurement base;
+  base.name = "launch";
+  for (int i = 0; i < 200; ++i) base.samples.push_back(5e-6 + 1e-8 * (i % 7));
+  base.stats = summarize(base.samples);
+  const auto launch_ref = reference_of(base, launch, 0.05);
+  const theoretical_figure bound{20e-6, "a bound of 20 us"};
+  const auto scaled = [&](double f) {
+    measurement m = base;
+    for (auto& s : m.samples) s *= f;
+    m.stats = summarize(m.samples);
+    return judge_measured(launch, m, launch_ref, "s", &bound);
+  };
+  CHECK(scaled(2).verdict == check_verdict::warn);
+  CHECK(scaled(4.6).verdict == check_verdict::fail);
+}
+
 TEST_CASE("check: the theoretical reference, its fractions, and its absence", "[check]") {
   const auto& triad = spec("hbm_triad");
   const theoretical_figure peak{4.8e12, "2 x 3201 MHz x 6144 bits"};

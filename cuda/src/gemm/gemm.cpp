@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <string>
 
 namespace gpubench::cuda {
 
@@ -42,6 +43,17 @@ T config_of(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes
   GPUBENCH_BLAS_TRY(
       cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof(value), &written));
   return value;
+}
+
+/// Why cuBLASLt may have found no FP8 algorithm: its FP8 kernels read and write columns whose
+/// length is a multiple of 16 bytes (one byte an input, two for the bf16 C). Empty when they do.
+std::string fp8_alignment_hint(const gemm_problem& p, std::int64_t a_rows, std::int64_t b_rows) {
+  if (p.precision != gemm_precision::fp8) return {};
+  const std::int64_t c_bytes = 2 * p.m;
+  if (a_rows % 16 == 0 && b_rows % 16 == 0 && c_bytes % 16 == 0) return {};
+  return fmt::format(": its FP8 kernels need each stored column a multiple of 16 bytes long, and "
+                     "A's are {} bytes ({}), B's {} ({}), C's {} (2m)",
+                     a_rows, p.trans_a ? "k" : "m", b_rows, p.trans_b ? "n" : "k", c_bytes);
 }
 
 } // namespace
@@ -105,8 +117,8 @@ gemm_plan::gemm_plan(const gemm_problem& p) : impl_(std::make_unique<impl>()) {
     throw cuda_error(
         cudaErrorNotSupported,
         fmt::format("cuBLASLt has no algorithm for a {} x {} x {} product of this type "
-                    "on this GPU",
-                    p.m, p.n, p.k));
+                    "on this GPU{}",
+                    p.m, p.n, p.k, fp8_alignment_hint(p, a_rows, b_rows)));
   GPUBENCH_BLAS_TRY(status);
 }
 

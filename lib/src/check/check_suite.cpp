@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <random>
 
 namespace gpubench {
@@ -245,7 +246,13 @@ std::vector<check_outcome> judge_point(std::string_view point, const result& r, 
     if (ref != nullptr && ref->checks.contains(spec.id)) {
       const auto source =
           fmt::format("{} of {}", ref == user ? setup.references.source : "shipped", ref->date);
-      o = judge_measured(spec, row, ref->checks.find(spec.id)->second, source);
+      // A shipped reference comes from other hosts: a host-dependent check keeps its
+      // theoretical floor as the line it fails at.
+      const auto floor = ref != user && spec.host_dependent
+                             ? std::optional(theoretical_for(spec, info, device, r))
+                             : std::nullopt;
+      o = judge_measured(spec, row, ref->checks.find(spec.id)->second, source,
+                         floor ? &*floor : nullptr);
     } else {
       o = judge_theoretical(spec, row, theoretical_for(spec, info, device, r));
       if (!setup.references.models.empty())
