@@ -145,21 +145,21 @@ check_outcome outcome_for(const check_spec& spec, std::optional<double> figure) 
   return o;
 }
 
-} // namespace
+/// Against the theoretical figure, the share of the floor (a latency: of the bound's score) down
+/// to which a figure warns; below it, it fails.
+constexpr double theoretical_warn_share = 0.9;
 
-namespace {
-
-/// The figure past which the theoretical rule fails (0.9 of the floor; a latency: the bound over
-/// 0.9), and how the reason names it.
+/// The figure past which the theoretical rule fails (that share of the floor; a latency: the
+/// bound over it), and how the reason names it.
 std::pair<double, std::string> failing_bound(const check_spec& spec, const theoretical_figure& t) {
   if (spec.higher_is_better) {
-    const double bound = 0.9 * spec.theoretical_fraction * *t.figure;
-    return {bound,
-            fmt::format("below {} ({:.0f}% of the theoretical {}, {})",
-                        check_figure_text(bound, spec.unit), 100 * 0.9 * spec.theoretical_fraction,
-                        check_figure_text(*t.figure, spec.unit), t.basis)};
+    const double bound = theoretical_warn_share * spec.theoretical_fraction * *t.figure;
+    return {bound, fmt::format("below {} ({:.0f}% of the theoretical {}, {})",
+                               check_figure_text(bound, spec.unit),
+                               100 * theoretical_warn_share * spec.theoretical_fraction,
+                               check_figure_text(*t.figure, spec.unit), t.basis)};
   }
-  const double bound = *t.figure / 0.9;
+  const double bound = *t.figure / theoretical_warn_share;
   return {bound, fmt::format("above {} ({})", check_figure_text(bound, spec.unit), t.basis)};
 }
 
@@ -246,7 +246,7 @@ check_outcome judge_theoretical(const check_spec& spec, const measurement& m,
   if (score >= 1) {
     o.verdict = check_verdict::pass;
     o.reason = where + "; the reference is theoretical";
-  } else if (score >= 0.9) {
+  } else if (score >= theoretical_warn_share) {
     o.verdict = check_verdict::warn;
     o.reason = fmt::format("{}; the reference is theoretical: {}", where, spec.advice);
   } else {
