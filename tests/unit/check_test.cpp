@@ -30,6 +30,16 @@ measurement bandwidth_row(const std::string& name, double bytes_per_s, int n = 5
   return m;
 }
 
+/// A launch round trip's row: 200 samples of about 5 us (a few ticks apart), times `scale`.
+measurement launch_row(double scale = 1) {
+  measurement m;
+  m.name = "launch";
+  m.clock = clock_kind::host;
+  for (int i = 0; i < 200; ++i) m.samples.push_back((5e-6 + 1e-8 * (i % 7)) * scale);
+  m.stats = summarize(m.samples);
+  return m;
+}
+
 reference_entry reference_of(const measurement& m, const check_spec& spec, double spread) {
   reference_entry e;
   e.samples = row_sample_figures(spec, m);
@@ -86,16 +96,10 @@ TEST_CASE("check: a healthy figure passes, a 5% slower HBM fails, in between war
 
 TEST_CASE("check: a latency is judged the other way up", "[check]") {
   const auto& launch = spec("launch_latency");
-  measurement base;
-  base.name = "launch";
-  base.clock = clock_kind::host;
-  for (int i = 0; i < 200; ++i) base.samples.push_back(5e-6 + 1e-8 * (i % 7));
-  base.stats = summarize(base.samples);
+  const measurement base = launch_row();
   const auto ref = reference_of(base, launch, 0.05);
   CHECK(ref.median == Approx(base.stats.median));
-  measurement slow = base;
-  for (auto& s : slow.samples) s *= 2;
-  slow.stats = summarize(slow.samples);
+  const measurement slow = launch_row(2);
   CHECK(judge_measured(launch, base, ref, "t").verdict == check_verdict::pass);
   CHECK(judge_measured(launch, slow, ref, "t").verdict == check_verdict::fail);
   // Against the theoretical bound of 20 us: 5 us passes, 21 us warns, 30 us fails.
@@ -142,20 +146,12 @@ TEST_CASE("check: against other hosts' reference, a host-dependent figure fails 
   // A latency the other way up: twice the reference's 5 us warns under the 20 us bound's 22.2 us,
   // and fails past it.
   const auto& launch = spec("launch_latency");
-  measurement base;
-  base.name = "launch";
-  for (int i = 0; i < 200; ++i) base.samples.push_back(5e-6 + 1e-8 * (i % 7));
-  base.stats = summarize(base.samples);
-  const auto launch_ref = reference_of(base, launch, 0.05);
+  const auto launch_ref = reference_of(launch_row(), launch, 0.05);
   const theoretical_figure bound{20e-6, "a bound of 20 us"};
-  const auto scaled = [&](double f) {
-    measurement m = base;
-    for (auto& s : m.samples) s *= f;
-    m.stats = summarize(m.samples);
-    return judge_measured(launch, m, launch_ref, "s", &bound);
-  };
-  CHECK(scaled(2).verdict == check_verdict::warn);
-  CHECK(scaled(4.6).verdict == check_verdict::fail);
+  CHECK(judge_measured(launch, launch_row(2), launch_ref, "s", &bound).verdict ==
+        check_verdict::warn);
+  CHECK(judge_measured(launch, launch_row(4.6), launch_ref, "s", &bound).verdict ==
+        check_verdict::fail);
 }
 
 TEST_CASE("check: the theoretical reference, its fractions, and its absence", "[check]") {
