@@ -14,10 +14,11 @@
 
 #if GPUBENCH_HAVE_OPENBLAS
 #include <cblas.h>
-// A scipy-openblas wheel names its symbols scipy_cblas_sgemm ...; Debian's cblas_sgemm.
-#define GPUBENCH_OB_CAT2(a, b) a##b
-#define GPUBENCH_OB_CAT(a, b) GPUBENCH_OB_CAT2(a, b)
-#define GPUBENCH_OB(name) GPUBENCH_OB_CAT(GPUBENCH_OPENBLAS_PREFIX, name)
+// A scipy-openblas32 wheel names its symbols scipy_cblas_sgemm ..., scipy-openblas64's
+// scipy_cblas_sgemm64_ ...; Debian's cblas_sgemm.
+#define GPUBENCH_OB_CAT3(a, b, c) a##b##c
+#define GPUBENCH_OB_CAT(a, b, c) GPUBENCH_OB_CAT3(a, b, c)
+#define GPUBENCH_OB(name) GPUBENCH_OB_CAT(GPUBENCH_OPENBLAS_PREFIX, name, GPUBENCH_OPENBLAS_SUFFIX)
 #endif
 
 namespace gpubench {
