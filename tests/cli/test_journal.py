@@ -10,10 +10,14 @@ import subprocess
 import time
 import unittest
 
-from gpubench_cli import FAST, GPUBENCH, run, tempdir, validate, wait_for_signal_handlers
+from gpubench_cli import GPUBENCH, run, tempdir, validate, wait_for_signal_handlers
 
-# A CPU sweep of equal, tiny points.
-SWEEP = ["vecadd", "--cpu-only", "--n", "1000:1029:1", *FAST, "--cpu-threads", "1"]
+# A CPU sweep of equal, tiny points, each paced by its warm-up calls (about 25 ms a point on one
+# core): the whole sweep takes long enough that a test polling its journal sees the lines it waits
+# for before the run ends, even on a loaded machine.
+PACED = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
+         "--warmup", "100000", "--cpu-threads", "1"]
+SWEEP = ["vecadd", "--cpu-only", "--n", "1000:1029:1", *PACED]
 # The same points, each sampled for at least 10 ms: a signal can land in the middle of the sweep.
 SLOW_SWEEP = ["vecadd", "--cpu-only", "--n", "1000000:1000029:1", "--min-samples", "20",
               "--max-samples", "20", "--min-time", "0", "--timeout", "1", "--warmup", "0",
@@ -138,7 +142,7 @@ class Journal(unittest.TestCase):
 
     def test_resume_of_another_run_names_what_differs(self):
         self.killed_journal()
-        other_points = ["vecadd", "--cpu-only", "--n", "1000:1030:1", *FAST, "--cpu-threads", "1"]
+        other_points = ["vecadd", "--cpu-only", "--n", "1000:1030:1", *PACED]
         proc = run(*other_points, "--output", self.out, "--resume")
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("points differ", proc.stderr)
