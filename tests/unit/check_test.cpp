@@ -128,16 +128,16 @@ TEST_CASE("check: against other hosts' reference, a host-dependent figure fails 
   // Held to a reference of one's own (no floor given): it fails, as before.
   CHECK(judge_measured(both, short_host, ref, "ours.json of 2026-12-05").verdict ==
         check_verdict::fail);
-  // Held to the shipped one: it warns, naming why and the line it would fail at (54% of 126).
+  // Held to the shipped one: it warns, naming why and the line it would fail at (45% of 126).
   const auto held = judge_measured(both, short_host, ref, "shipped of 2026-12-05", &link);
   CHECK(held.verdict == check_verdict::warn);
-  CHECK_THAT(held.reason, Catch::Contains("other hosts") && Catch::Contains("below 68 GB/s") &&
+  CHECK_THAT(held.reason, Catch::Contains("other hosts") && Catch::Contains("below 56.7 GB/s") &&
                               Catch::Contains("slot"));
-  // Just above and just below that line (0.9 x 60% x 126 GB/s = 68.04 GB/s).
-  CHECK(judge_measured(both, bandwidth_row("both", 68.5e9, 50, 0.001), ref, "s", &link).verdict ==
+  // Just above and just below that line (0.9 x 50% x 126 GB/s = 56.7 GB/s).
+  CHECK(judge_measured(both, bandwidth_row("both", 57.2e9, 50, 0.001), ref, "s", &link).verdict ==
         check_verdict::warn);
   const auto broken =
-      judge_measured(both, bandwidth_row("both", 67.5e9, 50, 0.001), ref, "s", &link);
+      judge_measured(both, bandwidth_row("both", 56.2e9, 50, 0.001), ref, "s", &link);
   CHECK(broken.verdict == check_verdict::fail);
   CHECK_THAT(broken.reason, Catch::Contains("fails, being below"));
   // A figure within the reference's limits passes whatever the floor.
@@ -172,6 +172,20 @@ TEST_CASE("check: the theoretical reference, its fractions, and its absence", "[
   CHECK_THAT(none.reason, Catch::Contains("no table"));
   measurement empty;
   CHECK(judge_theoretical(triad, empty, peak).verdict == check_verdict::not_run);
+  // PCIe both ways on a Gen5 x16 link (126 GB/s): the least a healthy H100 host carried, 71.4
+  // GB/s, passes; the floor is 50%, and 0.9 of it (56.7 GB/s) the line to fail at. A link at half
+  // width carries half of a healthy figure both ways and fails.
+  const auto& both = spec("pcie_both");
+  const theoretical_figure link{126.0e9, "PCIe Gen5 x16, both ways"};
+  const auto both_at = [&](double bytes_per_s) {
+    return judge_theoretical(both, bandwidth_row("both", bytes_per_s), link).verdict;
+  };
+  CHECK(both_at(71.4e9) == check_verdict::pass);
+  CHECK(both_at(63.2e9) == check_verdict::pass);
+  CHECK(both_at(62.8e9) == check_verdict::warn);
+  CHECK(both_at(57.0e9) == check_verdict::warn);
+  CHECK(both_at(56.4e9) == check_verdict::fail);
+  CHECK(both_at(71.4e9 / 2) == check_verdict::fail);
 }
 
 namespace {

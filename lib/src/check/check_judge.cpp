@@ -64,7 +64,9 @@ const std::vector<check_spec>& check_specs() {
       {"pcie_d2h", "PCIe device to host", "pcie", "d2h", "B/s", true, 0.03, 0.08, 0.70,
        "check the link's width and generation, the slot and the CPU socket the GPU hangs off",
        true},
-      {"pcie_both", "PCIe both ways", "pcie", "both", "B/s", true, 0.05, 0.12, 0.60,
+      // Both ways at once the host's share is larger: healthy H100 hosts measured 57-74% of the
+      // theoretical figure (docs/check.md), so its floor sits lower than one direction's.
+      {"pcie_both", "PCIe both ways", "pcie", "both", "B/s", true, 0.05, 0.12, 0.50,
        "the link cannot carry both directions at once: check the slot, the switch and IOMMU", true},
       {"launch_latency", "launch round trip", "launch", "launch", "s", false, 0.25, 0.60, 20e-6,
        "kernel launches are slow: look for a busy host, CPU frequency scaling or a slow driver",
