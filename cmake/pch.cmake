@@ -15,7 +15,10 @@ function(gpubench_precompile target)
 endfunction()
 
 # A source compiled with options the header was not precompiled with, or one that must see its
-# headers after its own #defines (Catch2's CATCH_CONFIG_MAIN), parses them itself.
+# headers after its own #defines (Catch2's CATCH_CONFIG_MAIN), parses them itself: no precompiled
+# header, and in a unity build (CMAKE_UNITY_BUILD, the sanitizer build of CI) a translation unit
+# of its own.
 function(gpubench_no_pch)
-  set_source_files_properties(${ARGN} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+  set_source_files_properties(${ARGN} PROPERTIES SKIP_PRECOMPILE_HEADERS ON
+                                                 SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()

@@ -21,6 +21,12 @@ PLOT_PYTHON = os.environ.get("GPUBENCH_PYTHON") or (
 # Short measurements: the CLI tests check behaviour, never speed.
 FAST = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
         "--warmup", "0"]
+# A CPU sweep that journals its first point at once (2,000 samples of 1,000 elements: tens of
+# milliseconds, under AddressSanitizer too) and then holds its output for up to 30 s (2,000 samples
+# of 20M elements, about 10 ms each): the tests that need a run in progress start it and kill it.
+HOLDING_SWEEP = ["vecadd", "--cpu-only", "--n", "1000,20M", "--min-samples", "2000",
+                 "--max-samples", "2000", "--min-time", "0", "--timeout", "30", "--warmup", "0",
+                 "--cpu-threads", "1"]
 
 
 _RECORDED = {}

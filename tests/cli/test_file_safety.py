@@ -10,12 +10,9 @@ import subprocess
 import time
 import unittest
 
-from gpubench_cli import FAST, GPUBENCH, SYNTHETIC_H200, run, tempdir
+from gpubench_cli import FAST, GPUBENCH, HOLDING_SWEEP, SYNTHETIC_H200, run, tempdir
 
 SWEEP = ["vecadd", "--cpu-only", "--n", "1000:1003:1", *FAST, "--cpu-threads", "1", "-q"]
-# A run that holds its output for as long as the test needs: the second point never converges.
-SLOW = ["vecadd", "--cpu-only", "--n", "1000,20M", "--min-samples", "1000000", "--max-samples",
-        "1000000", "--min-time", "0", "--timeout", "30", "--warmup", "0", "--cpu-threads", "1"]
 NOBODY = 65534
 
 
@@ -73,7 +70,7 @@ class Base(unittest.TestCase):
 
     def start_slow(self):
         """A sweep writing self.out, once its first point is journaled."""
-        proc = subprocess.Popen([GPUBENCH, *SLOW, "--output", self.out], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([GPUBENCH, *HOLDING_SWEEP, "--output", self.out], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: (proc.kill(), proc.communicate()))
         deadline = time.time() + 60
@@ -202,7 +199,7 @@ class OneWriter(Base):
 
 class EditedJournal(Base):
     def test_a_point_edited_to_another_points_parameters_is_refused(self):
-        proc = subprocess.Popen([GPUBENCH, *SLOW, "--output", self.out], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([GPUBENCH, *HOLDING_SWEEP, "--output", self.out], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 60
         while time.time() < deadline and not (
@@ -216,7 +213,7 @@ class EditedJournal(Base):
         lines[1] = reseal(lines[1], '"params":{"dtype":"f32","n":1000}',
                           '"params":{"dtype":"f32","n":20000000}')
         self.put("out.json.journal", "\n".join(lines))
-        self.refused(run(*SLOW, "--output", self.out, "--resume"), "line 2", "parameter n",
+        self.refused(run(*HOLDING_SWEEP, "--output", self.out, "--resume"), "line 2", "parameter n",
                      "not the plan's")
 
 
@@ -224,10 +221,10 @@ class Limits(Base):
     def test_rerun_takes_the_point_limit_of_every_command(self):
         self.assertEqual(run(*SWEEP, "--output", self.out).returncode, 0)
         doc = json.loads(self.text(self.out))
-        doc["results"] = [doc["results"][0]] * 100001
+        doc["results"] = [doc["results"][0]] * 10001  # one over the limit
         big = self.put("big.json", json.dumps(doc))
         for extra in (["--dry-run"], ["--output", self.path("never.json")]):
-            self.refused(run("rerun", big, *extra), "holds 100001 results",
+            self.refused(run("rerun", big, *extra), "holds 10001 results",
                          "at most 10000 points")
         self.assertFalse(os.path.exists(self.path("never.json")))
 

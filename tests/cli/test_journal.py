@@ -10,13 +10,15 @@ import subprocess
 import time
 import unittest
 
-from gpubench_cli import GPUBENCH, run, tempdir, validate, wait_for_signal_handlers
+from gpubench_cli import GPUBENCH, HOLDING_SWEEP, run, tempdir, validate, wait_for_signal_handlers
 
 # A CPU sweep of equal, tiny points, each paced by its warm-up calls (about 25 ms a point on one
 # core): the whole sweep takes long enough that a test polling its journal sees the lines it waits
-# for before the run ends, even on a loaded machine.
+# for before the run ends, even on a loaded machine. Under AddressSanitizer each call is several
+# times slower, so a tenth of the calls paces the points about as much.
+SANITIZED = "ASAN_OPTIONS" in os.environ
 PACED = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
-         "--warmup", "100000", "--cpu-threads", "1"]
+         "--warmup", "10000" if SANITIZED else "100000", "--cpu-threads", "1"]
 SWEEP = ["vecadd", "--cpu-only", "--n", "1000:1029:1", *PACED]
 # The same points, each sampled for at least 10 ms: a signal can land in the middle of the sweep.
 SLOW_SWEEP = ["vecadd", "--cpu-only", "--n", "1000000:1000029:1", "--min-samples", "20",
@@ -161,9 +163,7 @@ class Journal(unittest.TestCase):
         self.assertIn("--resume needs --output FILE", proc.stderr)
 
     def test_a_second_writer_is_refused_naming_the_first(self):
-        slow = ["vecadd", "--cpu-only", "--n", "1000,20M", "--min-samples", "1000000",
-                "--max-samples", "1000000", "--min-time", "0", "--timeout", "30", "--warmup", "0"]
-        first = start(slow, self.out)
+        first = start(HOLDING_SWEEP, self.out)
         try:
             self.assertTrue(wait_for_lines(self.journal, 2, first), "the first run ended early")
             proc = run(*SWEEP, "--output", self.out)
@@ -229,7 +229,8 @@ class Journal(unittest.TestCase):
 
 class KilledAtRandom(unittest.TestCase):
     """SIGKILL at random moments of a CPU sweep, the final write included, then --resume."""
-    TRIALS = 20
+    # Each trial is about two whole runs, which AddressSanitizer makes several times slower.
+    TRIALS = 8 if SANITIZED else 20
 
     def test_resume_completes_whenever_the_run_was_killed(self):
         seed = int(os.environ.get("GPUBENCH_TEST_SEED", random.randrange(1 << 30)))

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common.hpp"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,10 +21,7 @@ using gpubench::augment_interp;
 
 namespace {
 
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 
 std::vector<float> plane(int h, int w, float (*f)(int, int)) {
   std::vector<float> p(static_cast<std::size_t>(h * w));

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common.hpp"
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -24,10 +25,7 @@ using gpubench::thread_pool;
 
 namespace {
 
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 
 /// One batch through both implementations.
 struct both {

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common.hpp"
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -12,10 +13,7 @@
 
 namespace {
 
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 
 bool same(const gpubench::augment_sample& a, const gpubench::augment_sample& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;

@@ -22,10 +22,7 @@ using nlohmann::json;
 
 namespace {
 
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 
 std::vector<json> plan_of(const char* name, const param_values& given, bool cpu_only = false) {
   const benchmark* b = find_benchmark(name);

@@ -2,11 +2,20 @@
 // Helpers shared by the unit tests.
 #include "gpubench/engine/measure.hpp"
 
+#include <cstdint>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace gpubench::test {
+
+/// The seed of this test run's random inputs: drawn once a process, so that a test prints the
+/// seed it used (INFO) and a failure can be replayed with it.
+inline std::uint64_t fresh_seed() {
+  static const std::uint64_t seed = std::random_device{}();
+  return seed;
+}
 
 /// A measurement with these samples (seconds) and statistics computed, as the engine leaves it.
 inline measurement finalized(std::string name, std::vector<double> samples,

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common.hpp"
 #include <random>
 #include <sstream>
 
@@ -13,10 +14,7 @@ using gpubench::verdict;
 namespace {
 
 /// A fresh seed per run, shown by INFO when a check fails so that the failure can be replayed.
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 
 /// `n` timings around `center` seconds with relative gaussian noise `rel`.
 std::vector<double> timings(std::mt19937_64& rng, std::size_t n, double center, double rel) {

@@ -6,15 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "common.hpp"
 #include <random>
 
 using namespace gpubench;
 
 namespace {
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 } // namespace
 
 TEST_CASE("energy: a window spans max(10 counter steps, 1 s)", "[energy]") {

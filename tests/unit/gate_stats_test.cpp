@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common.hpp"
 #include <cmath>
 #include <random>
 
@@ -13,10 +14,7 @@ using gpubench::verdict;
 
 namespace {
 
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 
 /// `runs` per-run medians around `center` with log-normal between-run noise `sd`.
 std::vector<std::vector<double>> runs_around(std::mt19937_64& rng, int runs, double center,

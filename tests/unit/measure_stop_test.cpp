@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common.hpp"
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -14,10 +15,7 @@
 using namespace gpubench;
 
 namespace {
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 measure_options quick() {
   measure_options o;
   o.warmup = 0;

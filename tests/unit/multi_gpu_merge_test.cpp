@@ -15,10 +15,7 @@ using namespace gpubench;
 
 namespace {
 
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 
 /// A result of one point whose only measurement has median `median_s` over 1 MB and 1000 items.
 result point_result(double median_s, int n = 1) {

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common.hpp"
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -17,10 +18,7 @@ using namespace gpubench;
 
 namespace {
 
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 
 std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }
 

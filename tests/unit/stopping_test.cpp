@@ -17,10 +17,7 @@
 using namespace gpubench;
 
 namespace {
-std::uint64_t fresh_seed() {
-  static const std::uint64_t seed = std::random_device{}();
-  return seed;
-}
+using gpubench::test::fresh_seed;
 measure_options quick(stopping_rule rule) {
   auto o = test::loop_options(10, 1000);
   o.stopping = rule;

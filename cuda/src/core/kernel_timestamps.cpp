@@ -46,7 +46,7 @@ namespace {
 constexpr int cuda_major = CUDA_VERSION / 1000;
 
 // CUPTI's library carries the CUDA major version in its name, like the toolkit it ships with.
-const std::string& soname() {
+const std::string& cupti_soname() {
   static const std::string name = fmt::format("libcupti.so.{}", cuda_major);
   return name;
 }
@@ -69,7 +69,7 @@ struct cupti_api {
 template <typename Fn>
 bool bind(const runtime_library& lib, Fn& fn, const char* name, std::string& why) {
   fn = lib.symbol<Fn>(name);
-  if (fn == nullptr) why = fmt::format("{} has no entry point {}", soname(), name);
+  if (fn == nullptr) why = fmt::format("{} has no entry point {}", cupti_soname(), name);
   return fn != nullptr;
 }
 
@@ -77,11 +77,11 @@ const cupti_api& api() {
   static const cupti_api loaded = [] {
     cupti_api a;
     const runtime_library& lib = open_library(
-        library_candidates(library_id::cupti, cuda_library_candidates(soname(), cuda_major)));
+        library_candidates(library_id::cupti, cuda_library_candidates(cupti_soname(), cuda_major)));
     if (!lib.loaded()) {
       a.why = fmt::format("{} not found (it ships with the CUDA Toolkit, or pip install "
                           "nvidia-cuda-cupti); tried: {}",
-                          soname(), lib.tried());
+                          cupti_soname(), lib.tried());
       return a;
     }
     a.loaded = bind(lib, a.result_string, "cuptiGetResultString", a.why) &&

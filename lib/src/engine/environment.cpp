@@ -11,8 +11,8 @@ namespace gpubench {
 
 namespace {
 
-std::string value_of(const std::map<std::string, std::string, std::less<>>& vars,
-                     std::string_view name) {
+std::string variable_or_empty(const std::map<std::string, std::string, std::less<>>& vars,
+                              std::string_view name) {
   const auto it = vars.find(name);
   return it == vars.end() ? std::string() : it->second;
 }
@@ -51,17 +51,17 @@ const char* environment::find(std::string_view name) const {
 
 environment environment_from(const std::map<std::string, std::string, std::less<>>& vars) {
   environment e;
-  e.nvml_library = value_of(vars, "GPUBENCH_NVML_LIBRARY");
-  e.cublaslt_library = value_of(vars, "GPUBENCH_CUBLASLT_LIBRARY");
-  e.cupti_library = value_of(vars, "GPUBENCH_CUPTI_LIBRARY");
-  e.nvidia_version_file = value_of(vars, "GPUBENCH_NVIDIA_VERSION_FILE");
-  e.pretend_no_opencv = value_of(vars, "GPUBENCH_TEST_PRETEND_NO_OPENCV") == "1";
-  e.opencv_pool_threading = value_of(vars, "GPUBENCH_TEST_OPENCV_THREADING") == "opencv";
-  e.pretend_no_mpi = value_of(vars, "GPUBENCH_TEST_PRETEND_NO_MPI") == "1";
-  e.pipeline_one_thread = value_of(vars, "GPUBENCH_PIPELINE_ONE_THREAD") == "1";
-  e.mpi_test_fail = value_of(vars, "GPUBENCH_MPI_TEST_FAIL");
-  e.test_slowdown = value_of(vars, "GPUBENCH_TEST_SLOWDOWN");
-  e.inject_fault = value_of(vars, "GPUBENCH_INJECT_FAULT");
+  e.nvml_library = variable_or_empty(vars, "GPUBENCH_NVML_LIBRARY");
+  e.cublaslt_library = variable_or_empty(vars, "GPUBENCH_CUBLASLT_LIBRARY");
+  e.cupti_library = variable_or_empty(vars, "GPUBENCH_CUPTI_LIBRARY");
+  e.nvidia_version_file = variable_or_empty(vars, "GPUBENCH_NVIDIA_VERSION_FILE");
+  e.pretend_no_opencv = variable_or_empty(vars, "GPUBENCH_TEST_PRETEND_NO_OPENCV") == "1";
+  e.opencv_pool_threading = variable_or_empty(vars, "GPUBENCH_TEST_OPENCV_THREADING") == "opencv";
+  e.pretend_no_mpi = variable_or_empty(vars, "GPUBENCH_TEST_PRETEND_NO_MPI") == "1";
+  e.pipeline_one_thread = variable_or_empty(vars, "GPUBENCH_PIPELINE_ONE_THREAD") == "1";
+  e.mpi_test_fail = variable_or_empty(vars, "GPUBENCH_MPI_TEST_FAIL");
+  e.test_slowdown = variable_or_empty(vars, "GPUBENCH_TEST_SLOWDOWN");
+  e.inject_fault = variable_or_empty(vars, "GPUBENCH_INJECT_FAULT");
   e.all = vars;
   return e;
 }

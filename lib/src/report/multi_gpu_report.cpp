@@ -20,14 +20,6 @@ std::string rank_suffix(const result& r) {
 
 namespace {
 
-std::string params_text(const json& params) {
-  std::string out;
-  for (const auto& [k, v] : params.items())
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", k,
-                       v.is_string() ? v.get<std::string>() : v.dump());
-  return out;
-}
-
 double number_at(const json& j, std::initializer_list<const char*> path) {
   const json* at = &j;
   for (const char* key : path) {
