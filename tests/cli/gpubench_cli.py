@@ -18,6 +18,9 @@ SCHEMA = os.path.join(SOURCE_DIR, "docs", "schema", "gpubench-result.schema.json
 # itself reads it, else Debian's /usr/bin/python3 (where python3-matplotlib installs).
 PLOT_PYTHON = os.environ.get("GPUBENCH_PYTHON") or (
     "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable)
+# The binary under test is the AddressSanitizer build (scripts/ci-sanitize.sh sets ASAN_OPTIONS):
+# every process starts several times slower and some limits cannot apply.
+SANITIZED = "ASAN_OPTIONS" in os.environ
 # Short measurements: the CLI tests check behaviour, never speed.
 FAST = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
         "--warmup", "0"]

@@ -70,8 +70,8 @@ class Base(unittest.TestCase):
 
     def start_slow(self):
         """A sweep writing self.out, once its first point is journaled."""
-        proc = subprocess.Popen([GPUBENCH, *HOLDING_SWEEP, "--output", self.out], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen([GPUBENCH, *HOLDING_SWEEP, "--output", self.out],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.addCleanup(lambda: (proc.kill(), proc.communicate()))
         deadline = time.time() + 60
         while time.time() < deadline and proc.poll() is None:
@@ -199,12 +199,7 @@ class OneWriter(Base):
 
 class EditedJournal(Base):
     def test_a_point_edited_to_another_points_parameters_is_refused(self):
-        proc = subprocess.Popen([GPUBENCH, *HOLDING_SWEEP, "--output", self.out], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 60
-        while time.time() < deadline and not (
-                os.path.exists(self.journal) and self.text(self.journal).count("\n") >= 2):
-            time.sleep(0.01)
+        proc = self.start_slow()
         proc.kill()
         proc.communicate()
         lines = self.text(self.journal).split("\n")
@@ -213,8 +208,8 @@ class EditedJournal(Base):
         lines[1] = reseal(lines[1], '"params":{"dtype":"f32","n":1000}',
                           '"params":{"dtype":"f32","n":20000000}')
         self.put("out.json.journal", "\n".join(lines))
-        self.refused(run(*HOLDING_SWEEP, "--output", self.out, "--resume"), "line 2", "parameter n",
-                     "not the plan's")
+        self.refused(run(*HOLDING_SWEEP, "--output", self.out, "--resume"), "line 2",
+                     "parameter n", "not the plan's")
 
 
 class Limits(Base):

@@ -11,8 +11,8 @@ import sys
 import time
 import unittest
 
-from gpubench_cli import (FAST, GPUBENCH, SOURCE_DIR, recorded_results, run, tempdir, validate,
-                          wait_for_signal_handlers)
+from gpubench_cli import (FAST, GPUBENCH, SANITIZED, SOURCE_DIR, recorded_results, run, tempdir,
+                          validate, wait_for_signal_handlers)
 
 INJECT = "GPUBENCH_INJECT_FAULT"
 
@@ -53,7 +53,7 @@ class ErrorPolicy(unittest.TestCase):
         self.assertIn("--cpu-threads", results[1]["reason"])
 
     def test_a_real_thread_limit_fails_the_point_cleanly(self):
-        if "ASAN_OPTIONS" in os.environ:
+        if SANITIZED:
             # AddressSanitizer reserves terabytes of shadow address space at start-up: under an
             # address-space cap it cannot start at all. The injected thread-start fault (above)
             # covers this path in the sanitizer build.

@@ -10,13 +10,13 @@ import subprocess
 import time
 import unittest
 
-from gpubench_cli import GPUBENCH, HOLDING_SWEEP, run, tempdir, validate, wait_for_signal_handlers
+from gpubench_cli import (GPUBENCH, HOLDING_SWEEP, SANITIZED, run, tempdir, validate,
+                          wait_for_signal_handlers)
 
 # A CPU sweep of equal, tiny points, each paced by its warm-up calls (about 25 ms a point on one
 # core): the whole sweep takes long enough that a test polling its journal sees the lines it waits
 # for before the run ends, even on a loaded machine. Under AddressSanitizer each call is several
 # times slower, so a tenth of the calls paces the points about as much.
-SANITIZED = "ASAN_OPTIONS" in os.environ
 PACED = ["--min-samples", "2", "--max-samples", "3", "--min-time", "0", "--timeout", "0.2",
          "--warmup", "10000" if SANITIZED else "100000", "--cpu-threads", "1"]
 SWEEP = ["vecadd", "--cpu-only", "--n", "1000:1029:1", *PACED]

@@ -10,7 +10,7 @@ import sys
 import time
 import unittest
 
-from gpubench_cli import FAST, GPUBENCH, tempdir, validate
+from gpubench_cli import FAST, GPUBENCH, SANITIZED, tempdir, validate
 
 WARMUP_POINTS = 200
 
@@ -106,7 +106,7 @@ class Soak(unittest.TestCase):
                              f"point {p['point']}: the file and the journal differ")
         return wall, rss, points
 
-    @unittest.skipIf("ASAN_OPTIONS" in os.environ,
+    @unittest.skipIf(SANITIZED,
                      "under AddressSanitizer freed memory waits in a quarantine (256 MB) and "
                      "every access is instrumented: peak RSS and CPU time say nothing of "
                      "gpubench's own growth (the plain build runs this test)")

@@ -18,19 +18,18 @@ import tempfile
 import termios
 import unittest
 
-from gpubench_cli import FAST, GPUBENCH, SOURCE_DIR, run
+from gpubench_cli import FAST, GPUBENCH, SANITIZED, SOURCE_DIR, run
 
 WIDTHS = (80, 120)
 # Under AddressSanitizer every run is several times slower: the sweep over the recorded files
 # keeps to the narrower width there, and to one file of each shape (shape()); the plain build
 # runs every file at both widths.
-SANITIZED = "ASAN_OPTIONS" in os.environ
 FILE_WIDTHS = (80,) if SANITIZED else WIDTHS
 
 
 def recorded_files(target):
-    """Every gpubench result file in tests/data and docs/results, packed ones extracted under
-    `target` with their archive paths kept apart."""
+    """Every gpubench result file in tests/data and docs/results (under AddressSanitizer the first
+    of each shape()), packed ones extracted under `target` with their archive paths kept apart."""
     files = []
     roots = [os.path.join(SOURCE_DIR, "tests", "data"), os.path.join(SOURCE_DIR, "docs", "results")]
     for root in roots:
@@ -49,8 +48,18 @@ def recorded_files(target):
                                 with open(dest, "wb") as f:
                                     f.write(archive.extractfile(member).read())
                                 files.append(dest)
-    files = [f for f in files if is_result(f)]
-    return one_of_each_shape(files) if SANITIZED else files
+    kept, shapes = [], set()
+    for path in files:
+        doc = result_document(path)
+        if doc is None:
+            continue
+        if SANITIZED:  # the first file of each shape()
+            key = frozenset(shape(doc))
+            if key in shapes:
+                continue
+            shapes.add(key)
+        kept.append(path)
+    return kept
 
 
 def shape(doc, path=""):
@@ -71,25 +80,15 @@ def shape(doc, path=""):
     return found
 
 
-def one_of_each_shape(files):
-    """The first file of each shape(), in the order given."""
-    kept, seen = [], set()
-    for path in files:
-        with open(path, encoding="utf-8") as f:
-            key = frozenset(shape(json.load(f)))
-        if key not in seen:
-            seen.add(key)
-            kept.append(path)
-    return kept
-
-
-def is_result(path):
+def result_document(path):
+    """The parsed file if it is a gpubench result, else None."""
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
     except ValueError:
-        return False
-    return isinstance(doc, dict) and doc.get("schema") == "gpubench/1" and "results" in doc
+        return None
+    is_result = isinstance(doc, dict) and doc.get("schema") == "gpubench/1" and "results" in doc
+    return doc if is_result else None
 
 
 class Widths(unittest.TestCase):

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
+
 #include <random>
 #include <sstream>
 

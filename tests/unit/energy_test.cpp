@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
+
 #include <random>
 
 using namespace gpubench;

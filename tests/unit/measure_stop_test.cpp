@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <limits>

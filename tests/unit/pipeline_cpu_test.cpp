@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <random>
