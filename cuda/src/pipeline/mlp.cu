@@ -430,16 +430,9 @@ void mlp::forward_layers(blas_handle& blas, const float* x, cudaStream_t s, floa
   }
 }
 
-void mlp::train_step(blas_handle& blas, const float* x, const float* target, float lr,
-                     cudaStream_t s, cudaEvent_t narrow) {
-  if (shape_.relu_last) throw std::logic_error("mlp::train_step: the last layer must be linear");
-  forward_layers(blas, x, s, nullptr, narrow);
-  if (backend_ == mlp_backend::cublas) {
-    backward_sgemm(blas, x, target, lr, s);
-    return;
-  }
-  lt_state& st = *lt_;
-  auto& b = *blas.impl_;
+template <typename WeightGrad, typename InputGrad>
+void mlp::backward(const float* x, const float* target, float lr, cudaStream_t s, bool relu_fused,
+                   WeightGrad weight_grad, InputGrad input_grad) {
   const int layers = shape_.layers();
   int cur = 0;
   {
@@ -453,16 +446,13 @@ void mlp::train_step(blas_handle& blas, const float* x, const float* target, flo
   for (int l = layers - 1; l >= 0; --l) {
     const int in = shape_.sizes[l];
     const float* src = l == 0 ? x : acts_[l - 1].data();
-    st.dw[l]->run(b.handle, b.workspace.data(), b.workspace.bytes(), delta_[cur].data(), src,
-                  grads_.data() + shape_.weight_offset(l), s);
+    weight_grad(l, delta_[cur].data(), src, grads_.data() + shape_.weight_offset(l));
     ++launches_;
     if (l == 0) break;
     const int nxt = 1 - cur;
-    st.dx[l]->run(b.handle, b.workspace.data(), b.workspace.bytes(),
-                  params_.data() + shape_.weight_offset(l), delta_[cur].data(), delta_[nxt].data(),
-                  s);
+    input_grad(l, delta_[cur].data(), delta_[nxt].data());
     ++launches_;
-    if (st.fusion != mlp_fusion::full) {
+    if (!relu_fused) {
       relu_grad_kernel<<<blocks_for(static_cast<std::size_t>(in)), block, 0, s>>>(
           delta_[nxt].data(), acts_[l - 1].data(), in, batch_,
           grads_.data() + shape_.bias_offset(l - 1));
@@ -475,6 +465,46 @@ void mlp::train_step(blas_handle& blas, const float* x, const float* target, flo
                                                           params_.size());
   GPUBENCH_CHECK_LAUNCH("sgd_kernel");
   ++launches_;
+}
+
+void mlp::train_step(blas_handle& blas, const float* x, const float* target, float lr,
+                     cudaStream_t s, cudaEvent_t narrow) {
+  if (shape_.relu_last) throw std::logic_error("mlp::train_step: the last layer must be linear");
+  forward_layers(blas, x, s, nullptr, narrow);
+  auto& b = *blas.impl_;
+  if (backend_ == mlp_backend::cublas) {
+    const cublasHandle_t h = b.sgemm_handle();
+    const float one = 1.0F;
+    const float zero = 0.0F;
+    backward(
+        x, target, lr, s, false,
+        [&](int l, const float* delta, const float* src, float* dw) {
+          // dW = delta (o x B) . src^T (B x in)
+          const int in = shape_.sizes[l];
+          const int o = shape_.sizes[l + 1];
+          GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, o, in, batch_, &one, delta, o,
+                                        src, in, &zero, dw, o));
+        },
+        [&](int l, const float* delta, float* dx) {
+          // d(src) = W^T (in x o) . delta (o x B); the ReLU of layer l - 1 follows.
+          const int in = shape_.sizes[l];
+          const int o = shape_.sizes[l + 1];
+          GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, in, batch_, o, &one,
+                                        params_.data() + shape_.weight_offset(l), o, delta, o,
+                                        &zero, dx, in));
+        });
+    return;
+  }
+  lt_state& st = *lt_;
+  backward(
+      x, target, lr, s, st.fusion == mlp_fusion::full,
+      [&](int l, const float* delta, const float* src, float* dw) {
+        st.dw[l]->run(b.handle, b.workspace.data(), b.workspace.bytes(), delta, src, dw, s);
+      },
+      [&](int l, const float* delta, float* dx) {
+        st.dx[l]->run(b.handle, b.workspace.data(), b.workspace.bytes(),
+                      params_.data() + shape_.weight_offset(l), delta, dx, s);
+      });
 }
 
 void mlp::forward_sgemm(blas_handle& blas, const float* x, cudaStream_t s, float* out,
@@ -497,50 +527,6 @@ void mlp::forward_sgemm(blas_handle& blas, const float* x, cudaStream_t s, float
     ++launches_;
     bias_act(l, dst, s);
   }
-}
-
-void mlp::backward_sgemm(blas_handle& blas, const float* x, const float* target, float lr,
-                         cudaStream_t s) {
-  const cublasHandle_t h = blas.impl_->sgemm_handle();
-  const float one = 1.0F;
-  const float zero = 0.0F;
-  const int layers = shape_.layers();
-  int cur = 0;
-  {
-    const int o = shape_.outputs();
-    mse_grad_kernel<<<blocks_for(static_cast<std::size_t>(o)), block, 0, s>>>(
-        acts_.back().data(), target, o, batch_, 1.0F / static_cast<float>(batch_),
-        delta_[cur].data(), grads_.data() + shape_.bias_offset(layers - 1));
-    GPUBENCH_CHECK_LAUNCH("mse_grad_kernel");
-    ++launches_;
-  }
-  for (int l = layers - 1; l >= 0; --l) {
-    const int in = shape_.sizes[l];
-    const int o = shape_.sizes[l + 1];
-    const float* src = l == 0 ? x : acts_[l - 1].data();
-    // dW = delta (o x B) . src^T (B x in)
-    GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, o, in, batch_, &one,
-                                  delta_[cur].data(), o, src, in, &zero,
-                                  grads_.data() + shape_.weight_offset(l), o));
-    ++launches_;
-    if (l == 0) break;
-    // d(src) = W^T (in x o) . delta (o x B), then through the ReLU of layer l - 1.
-    const int nxt = 1 - cur;
-    GPUBENCH_BLAS_TRY(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, in, batch_, o, &one,
-                                  params_.data() + shape_.weight_offset(l), o, delta_[cur].data(),
-                                  o, &zero, delta_[nxt].data(), in));
-    ++launches_;
-    relu_grad_kernel<<<blocks_for(static_cast<std::size_t>(in)), block, 0, s>>>(
-        delta_[nxt].data(), acts_[l - 1].data(), in, batch_,
-        grads_.data() + shape_.bias_offset(l - 1));
-    GPUBENCH_CHECK_LAUNCH("relu_grad_kernel");
-    ++launches_;
-    cur = nxt;
-  }
-  sgd_kernel<<<blocks_for(params_.size()), block, 0, s>>>(params_.data(), grads_.data(), lr,
-                                                          params_.size());
-  GPUBENCH_CHECK_LAUNCH("sgd_kernel");
-  ++launches_;
 }
 
 void launch_avg_pool(const float* images, int batch, int channels, int size, int pool, float scale,

@@ -155,11 +155,15 @@ private:
   /// The bias + activation kernel, the ReLU-gradient kernel: only where the epilogue does not.
   void bias_act(int layer, float* y, cudaStream_t s);
 
-  /// forward_layers and train_step on cublasSgemm (mlp_backend::cublas).
+  /// forward_layers on cublasSgemm (mlp_backend::cublas).
   void forward_sgemm(blas_handle& blas, const float* x, cudaStream_t s, float* out,
                      cudaEvent_t before_last);
-  void backward_sgemm(blas_handle& blas, const float* x, const float* target, float lr,
-                      cudaStream_t s);
+  /// train_step's backward pass and SGD step, after the forward pass: the loss gradient, per layer
+  /// from the last `weight_grad(l, delta, src, dw)` and (but for the first) `input_grad(l, delta,
+  /// next_delta)` and the ReLU gradient (unless the products' epilogue applies it), then the step.
+  template <typename WeightGrad, typename InputGrad>
+  void backward(const float* x, const float* target, float lr, cudaStream_t s, bool relu_fused,
+                WeightGrad weight_grad, InputGrad input_grad);
 
   mlp_shape shape_;
   int batch_;
