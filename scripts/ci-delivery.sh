@@ -3,7 +3,7 @@
 # its contents, the extracted binary run without /usr/local/cuda, lintian; then the pip wheel,
 # built with CUDA from NVIDIA's pip wheels (the "from pip" source build), made a manylinux wheel
 # by auditwheel, installed into a fresh venv and run, and installed without its NVIDIA wheels
-# (exit 77, the package named).
+# (exit 77, the package named); gemm's OpenBLAS row compiled against scipy-openblas64.
 #   scripts/ci-delivery.sh BUILD_DIR [WORK_DIR]     (BUILD_DIR: a configured and built tree)
 # WHEEL_ARCH (default 90-real) is the one architecture the wheel is compiled for in CI;
 # WHEEL_FILE=path tests a wheel built before (raw or repaired) instead of building one;
@@ -203,6 +203,27 @@ expect_exit 2 "$WORK/venv/bin/gpubench" report tests/data/synthetic-h200.json --
   --output "$WORK/wheel-report.html"
 grep -q "gpubench\[html\]" "$WORK/last.out" || { cat "$WORK/last.out"; fail "wheel: html message"; }
 [[ ! -e $WORK/wheel-report.html ]] || fail "wheel: a page was written without matplotlib"
+
+step "OpenBLAS from a scipy-openblas64 root"
+# gemm's CPU row also builds on numpy's own 64-bit-integer OpenBLAS (GPUBENCH_OPENBLAS_ROOT, whose
+# symbols carry the suffix 64_ beside the prefix scipy_): configure with it, compile the row's
+# source, and check that every scipy_ symbol the object calls is one the library exports.
+"$WORK/cuda/bin/pip" install -q --no-deps --target "$WORK/ob64" 'scipy-openblas64==0.3.34.481.3'
+ob64=$WORK/ob64/scipy_openblas64
+cmake -S . -B "$WORK/ob64-build" -DGPUBENCH_OPENBLAS_ROOT="$ob64" -DGPUBENCH_OPENCV=OFF -DGPUBENCH_MPI=OFF \
+  -DGPUBENCH_BUILD_TESTS=OFF -DGPUBENCH_INSTALL_DOCS=OFF -DGPUBENCH_PCH=OFF -DGPUBENCH_DETECT_ARCH=OFF \
+  -DCMAKE_CUDA_ARCHITECTURES=90-real > "$WORK/ob64-cmake.log" 2>&1 || { cat "$WORK/ob64-cmake.log"; fail "cmake with scipy-openblas64"; }
+grep -q 'OpenBLAS row built in (.*/libscipy_openblas64_.so)' "$WORK/ob64-cmake.log" ||
+  { cat "$WORK/ob64-cmake.log"; fail "the scipy-openblas64 root was not taken"; }
+make -C "$WORK/ob64-build/lib" src/gemm/gemm_cpu.cpp.o > "$WORK/ob64-make.log" 2>&1 ||
+  { cat "$WORK/ob64-make.log"; fail "gemm_cpu.cpp against scipy-openblas64"; }
+nm -u "$WORK/ob64-build/lib/CMakeFiles/gpubench_lib.dir/src/gemm/gemm_cpu.cpp.o" |
+  awk '$2 ~ /^scipy_/ {print $2}' | sort > "$WORK/ob64-needed.txt"
+nm -D --defined-only "$ob64"/lib/libscipy_openblas64_.so | awk '{print $3}' | sort > "$WORK/ob64-exported.txt"
+grep -qx 'scipy_cblas_dgemm64_' "$WORK/ob64-needed.txt" || { cat "$WORK/ob64-needed.txt"; fail "the row does not call scipy_cblas_dgemm64_"; }
+missing=$(comm -23 "$WORK/ob64-needed.txt" "$WORK/ob64-exported.txt")
+[[ -z $missing ]] || fail "scipy-openblas64 does not export: $missing"
+echo "scipy-openblas64: the row calls $(paste -sd' ' "$WORK/ob64-needed.txt"), all exported"
 
 step "wheel without its NVIDIA wheels"
 python3 -m venv "$WORK/bare"
