@@ -9,6 +9,7 @@ Each point is the rate of the median sample; its error bar spans the rates of th
 percentile of the raw samples. A series (a mode, an implementation) has one colour in every
 figure and panel, and legends use the names of the docs (cpu-augment, CPU reference).
 """
+import os
 import statistics
 
 from gpubench.chart_axes import (wrapped, count_text, plain_log_x, plain_log_y, xs_of,
@@ -27,6 +28,9 @@ MATPLOTLIB_MISSING = (
 
 def import_pyplot():
     """matplotlib.pyplot on the Agg backend; raises ImportError when matplotlib is missing."""
+    # numpy's OpenBLAS, loaded with matplotlib, would start a thread per CPU that spins in
+    # sched_yield after each small product; charts need none of them (unless the user asks).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     import matplotlib  # pylint: disable=import-outside-toplevel
     matplotlib.use("Agg")
     import matplotlib.pyplot  # pylint: disable=import-outside-toplevel
@@ -93,20 +97,23 @@ def set_suptitle(fig, text):
 
 def finalize(fig):
     """Lays `fig` out for saving: tight_layout, then each axes' title and x label folded again to
-    the width the layout left the axes (long tick labels narrow it), and laid out once more. What
-    scripts/plot.py and the HTML page call before saving."""
+    the width the layout left the axes (long tick labels narrow it), and laid out once more where
+    that changed one. What scripts/plot.py and the HTML page call before saving."""
     import warnings  # noqa: E402 pylint: disable=import-outside-toplevel
     with warnings.catch_warnings():
         # Long labels: tight_layout does what it can; its warning would only alarm the user.
         warnings.simplefilter("ignore", UserWarning)
         fig.tight_layout()
+        folded = False
         for ax in fig.axes:
             width = ax.get_position().width * fig.get_figwidth()
             for text, size in ((ax.title, 12), (ax.xaxis.label, 10)):
                 flat = " ".join(text.get_text().split())
-                if flat:
+                if flat and wrapped(flat, width, size) != text.get_text():
                     text.set_text(wrapped(flat, width, size))
-        fig.tight_layout()
+                    folded = True
+        if folded:
+            fig.tight_layout()
 
 
 def series_plot(ax, series, marker="o"):

@@ -3,6 +3,8 @@ style, tables, the environment block, the text of a measurement's cells, SVG com
 import html
 import io
 import json
+import multiprocessing
+import os
 import re
 
 from gpubench import charts
@@ -51,37 +53,88 @@ def compact_svg(svg):
     return re.sub(r">\s+<", "><", svg)
 
 
-class Page:
-    """The page being built: its sections, and each inlined chart with a unique id prefix."""
+def svg_of(fig, index):
+    """`fig` as SVG text for the page (the glyphs left to the browser's sans-serif: no web font),
+    its ids salted with the chart's number `index`: several SVGs share one document. Closes it."""
+    plt = charts.plt
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"chart{index}"}):
+        charts.finalize(fig)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    svg = compact_svg(svg)
+    # Scales with the page; the width and height attributes stay as the intrinsic size.
+    return svg.replace("<svg ", '<svg class="chart" role="img" ', 1)
 
-    def __init__(self, title):
+
+def figure_html(svg, caption):
+    cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
+    return f'<figure class="chart">{svg}{cap}</figure>'
+
+
+_TASKS = []  # Page.draw_deferred's charts, read by the processes it forks (nothing is pickled)
+
+
+def draw(i):
+    """Deferred chart i (Page.chart): make(*args) drawn as chart number `index`."""
+    make, args, index = _TASKS[i]
+    return svg_of(make(*args), index)
+
+
+def default_jobs():
+    """The processes a page's charts are drawn in: the CPUs this process may run on, at most 16."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 16))
+
+
+class Page:
+    """The page being built: its sections, and each inlined chart with a unique id prefix. Charts
+    given to chart() are drawn when the page is rendered, in `jobs` processes where there are
+    several (forked: they inherit the charts' data and what the page has loaded, and send back
+    only the SVG text); the page is the same either way."""
+
+    def __init__(self, title, jobs=1):
         self.title = title
         self.parts = []
         self.charts = 0
+        self.jobs = jobs
+        self.deferred = []  # (index in parts, make, args, chart number, caption)
 
     def add(self, text):
         self.parts.append(text)
 
     def figure(self, fig, caption=""):
-        """Inlines `fig` as SVG text (the glyphs left to the browser's sans-serif: no web font)
-        and closes it. Each chart gets its own id salt: several SVGs share one document."""
-        plt = charts.plt
+        """Inlines `fig` now, and closes it."""
         self.charts += 1
-        with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"chart{self.charts}"}):
-            charts.finalize(fig)
-            buf = io.StringIO()
-            fig.savefig(buf, format="svg", metadata={"Date": None})
-        plt.close(fig)
-        svg = buf.getvalue()
-        svg = svg[svg.index("<svg"):]
-        svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
-        svg = compact_svg(svg)
-        # Scales with the page; the width and height attributes stay as the intrinsic size.
-        svg = svg.replace("<svg ", '<svg class="chart" role="img" ', 1)
-        cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
-        self.add(f'<figure class="chart">{svg}{cap}</figure>')
+        self.add(figure_html(svg_of(fig, self.charts), caption))
+
+    def chart(self, make, args, caption=""):
+        """Inlines the figure `make(*args)` returns, drawn at render()."""
+        self.charts += 1
+        self.deferred.append((len(self.parts), make, args, self.charts, caption))
+        self.parts.append("")
+
+    def draw_deferred(self):
+        _TASKS[:] = [(make, args, number) for _, make, args, number, _ in self.deferred]
+        workers = min(self.jobs, len(_TASKS))
+        if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                svgs = pool.map(draw, range(len(_TASKS)))
+        else:
+            svgs = [draw(i) for i in range(len(_TASKS))]
+        _TASKS.clear()
+        for (part, _, _, _, caption), svg in zip(self.deferred, svgs):
+            self.parts[part] = figure_html(svg, caption)
+        self.deferred = []
 
     def render(self):
+        self.draw_deferred()
         return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                 f"<title>{esc(self.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"

@@ -19,7 +19,7 @@ import sys
 
 from gpubench import charts
 from gpubench.html_parts import (esc, Page, table, note, gpu_names, environment, params_text,
-                                 varying_params, measurement_table)
+                                 varying_params, measurement_table, default_jobs)
 
 LAST_CHANGES = 20  # rows of the history's table of changes
 
@@ -249,17 +249,17 @@ def history_group(page, gi, group, files, changes):
     series = group_series(members)
     for k, points in series.items():
         if len(points) >= 2:
-            page.figure(trend_chart(k, points, labels, marks.get(k, {})))
+            page.chart(trend_chart, (k, points, labels, marks.get(k, {})))
     flat = [k for k, v in series.items() if len(v) < 2]
     if flat:
         note(page, f"{len(flat)} measurement(s) appear in one run only: no trend.")
 
 
-def history_page(files, plan):
+def history_page(files, plan, jobs=1):
     """The runs of `files` in the groups and order `plan` gives (gpubench's history_comparisons:
     one group per schema, GPUs and benchmarks; runs by start time), with compare's verdict on each
     pair of consecutive runs as gpubench computed it."""
-    page = Page(f"gpubench history: {len(files)} result files")
+    page = Page(f"gpubench history: {len(files)} result files", jobs)
     groups = plan.get("groups", [])
     if len(groups) > 1:
         note(page, f"The files are of {len(groups)} configurations (schema, GPU, benchmarks): "
@@ -326,6 +326,9 @@ def main(argv=None):
     parser.add_argument("--comparison", help="compare's JSON (compare)")
     parser.add_argument("--base", nargs="*", default=[])
     parser.add_argument("--new", nargs="*", default=[])
+    parser.add_argument("--jobs", type=int, default=0,
+                        help="processes that draw a history's charts (default: the CPUs this "
+                             "process may use, at most 16)")
     parser.add_argument("files", nargs="*")
     args = parser.parse_args(argv)
     try:
@@ -350,7 +353,8 @@ def main(argv=None):
         else:
             with open(args.history, encoding="utf-8") as f:
                 plan = json.load(f)
-            page = history_page([(p, charts.read_document(p)) for p in args.files], plan)
+            page = history_page([(p, charts.read_document(p)) for p in args.files], plan,
+                                args.jobs if args.jobs > 0 else default_jobs())
     except charts.NotAResult as e:
         print(f"gpubench: {e}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ import sys
 import tempfile
 import unittest
 
-from gpubench_cli import PLOT_PYTHON, SOURCE_DIR, SYNTHETIC_H200, run
+from gpubench_cli import GPUBENCH, PLOT_PYTHON, SOURCE_DIR, SYNTHETIC_H200, run
 
 MAKE_HISTORY = os.path.join(SOURCE_DIR, "tests", "data", "make_history.py")
 PAGE_LIMIT = 3 * 1024 * 1024  # docs/usage.md: a 100-file history stays under 3 MB
@@ -190,6 +190,30 @@ class HtmlReport(unittest.TestCase):
         self.assertIn("each is a group of its own", text)
         self.assertIn("Group 1: NVIDIA H200", text)
         self.assertIn("Group 2: NVIDIA A100-SXM4-80GB", text)
+
+    def test_a_history_drawn_by_several_processes_is_the_page_drawn_by_one(self):
+        """A history's charts are drawn by one forked process per CPU (html_parts.Page); on one
+        CPU the page draws them itself. Both pages must be the same, byte for byte."""
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            self.skipTest("one CPU: the charts are drawn in one process only")
+        files = history(os.path.join(self.tmp, "h"), 4, slow=2)
+        for path in files:  # eight points, a few dozen charts: enough to share out
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            doc["results"] = doc["results"][:8]
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+        pages = []
+        for name, allowed in (("many.html", cpus), ("one.html", cpus[:1])):
+            out = os.path.join(self.tmp, name)
+            proc = subprocess.run([GPUBENCH, "report", *files, "--format", "html", "--output", out],
+                                  capture_output=True, text=True, timeout=300,
+                                  env={**os.environ, **ENV},
+                                  preexec_fn=lambda a=allowed: os.sched_setaffinity(0, a))
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            pages.append(self.check_page(out, 10)[0])
+        self.assertTrue(pages[0] == pages[1], "the page drawn on one CPU differs")
 
     def test_a_100_file_history_stays_under_the_limit(self):
         files = history(os.path.join(self.tmp, "h"), 100, slow=60)
