@@ -1,6 +1,7 @@
 """gemm without a GPU: the OpenBLAS row on small shapes of every dtype and layout, verified against
-the f64 reference, with its description and work; the shapes and layouts refused with exit 2
-naming the option; a GPU run without a GPU refused with exit 77."""
+the f64 reference, with its description and work; the shapes, layouts and --algos counts refused
+with exit 2 naming the option; --algos planned as a point of GPU runs only; a GPU run without a
+GPU refused with exit 77."""
 import json
 import unittest
 
@@ -43,11 +44,24 @@ class Gemm(unittest.TestCase):
     def test_bad_shapes_and_layouts_exit_2_naming_the_option(self):
         for args, option in ((("--m", "0"), "--m"), (("--n", "1048577"), "--n"),
                              (("--k", "2^21"), "--k"), (("--layout", "tt"), "--layout"),
-                             (("--dtype", "fp4"), "--dtype")):
+                             (("--dtype", "fp4"), "--dtype"), (("--algos", "0"), "--algos"),
+                             (("--algos", "33"), "--algos")):
             with self.subTest(args=args):
                 proc = gemm(*args)
                 self.assertEqual(proc.returncode, 2, proc.stderr)
                 self.assertIn(f"Error: {option}", proc.stderr)
+
+    def test_algos_is_a_point_of_a_gpu_run_only(self):
+        # A swept --algos plans a point per value; a CPU-only run has no cuBLASLt to time, and
+        # its points leave the GPU-only option out.
+        proc = run("gemm", "--m", "64", "--n", "64", "--k", "64", "--algos", "1,8", "--dry-run")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("algos=1 ", proc.stdout)
+        self.assertIn("algos=8 ", proc.stdout)
+        proc = gemm("--m", "64", "--n", "64", "--k", "64", "--algos", "8", "--format", "json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        (r,) = json.loads(proc.stdout)["results"]
+        self.assertNotIn("algos", r["params"])
 
     def test_a_gpu_run_without_a_gpu_exits_77(self):
         proc = run("gemm", "--m", "64", "--n", "64", "--k", "64")

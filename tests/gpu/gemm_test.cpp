@@ -8,7 +8,9 @@
 #include "common.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -124,4 +126,37 @@ TEST_CASE("gemm fp8: E4M3 inputs, bf16 out, verified in the tn layout; others sk
                  Catch::Contains("multiple of 16 bytes") && Catch::Contains("264 bytes (k)"));
     }
   }
+}
+
+TEST_CASE("gemm --algos times the heuristic's first candidates and measures the fastest, verified",
+          "[gemm]") {
+  const auto type = GENERATE(std::string("f32"), std::string("bf16"));
+  const nlohmann::json point{{"m", 1024},      {"n", 768},    {"k", 512},  {"dtype", type},
+                             {"layout", "nn"}, {"device", 0}, {"algos", 6}};
+  INFO(point.dump());
+  const auto r = run_gemm(point);
+  REQUIRE(r.status == result_status::ok);
+  CHECK(r.params.value("algos", 0) == 6);
+  CHECK(r.verify.passed);
+  CHECK(r.verify.checked == (openblas_built_in() ? 3U : 2U) * 1024U * 768U);
+  const int offered = r.derived.value("kernel_algorithm_candidates", 0);
+  const int rank = r.derived.value("kernel_algorithm_rank", 0);
+  CHECK(offered >= 1);
+  CHECK(offered <= 6);
+  CHECK(rank >= 1);
+  CHECK(rank <= offered);
+  const auto* kernel = r.find("kernel");
+  REQUIRE(kernel != nullptr);
+  INFO(kernel->description);
+  CHECK_THAT(kernel->description,
+             Catch::Contains(fmt::format("the fastest of the heuristic's first {} (its {} of them",
+                                         offered, rank)));
+  // One median per candidate, in the heuristic's order.
+  const auto& d = kernel->description;
+  const auto from = d.find("order: ");
+  const auto to = d.find(" ms)");
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to > from);
+  const auto list = d.substr(from, to - from);
+  CHECK(std::count(list.begin(), list.end(), ',') == offered - 1);
 }

@@ -1,4 +1,5 @@
-// gemm on cuBLASLt: one descriptor, three layouts and the heuristic's first algorithm per plan.
+// gemm on cuBLASLt: one descriptor, three layouts and the heuristic's ranked algorithms per plan,
+// its first in use unless the candidates are timed.
 #include "gpubench/cuda/gemm.hpp"
 
 #include "core/blas_check.hpp"
@@ -6,11 +7,15 @@
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/memory.hpp"
 
+#include "gpubench/cuda/stream.hpp"
+
 #include <cublasLt.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gpubench::cuda {
 
@@ -65,7 +70,9 @@ struct gemm_plan::impl {
   cublasLtMatrixLayout_t a = nullptr;
   cublasLtMatrixLayout_t b = nullptr;
   cublasLtMatrixLayout_t c = nullptr;
-  cublasLtMatmulHeuristicResult_t best{};
+  std::vector<cublasLtMatmulHeuristicResult_t> ranked; ///< the heuristic's order
+  std::size_t in_use = 0;
+  std::vector<double> median_ms; ///< per candidate, once choose_fastest has timed them
   device_buffer<std::byte> workspace{workspace_bytes};
 
   ~impl() {
@@ -102,17 +109,22 @@ gemm_plan::gemm_plan(const gemm_problem& p) : impl_(std::make_unique<impl>()) {
   GPUBENCH_BLAS_TRY(cublasLtMatmulPreferenceCreate(&pref));
   int returned = 0;
   cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  s.ranked.resize(static_cast<std::size_t>(std::clamp(p.candidates, 1, 32)));
   try {
     const auto bytes = static_cast<std::uint64_t>(workspace_bytes);
     GPUBENCH_BLAS_TRY(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof(bytes)));
-    status = cublasLtMatmulAlgoGetHeuristic(s.handle, s.desc, s.a, s.b, s.c, s.c, pref, 1, &s.best,
+    status = cublasLtMatmulAlgoGetHeuristic(s.handle, s.desc, s.a, s.b, s.c, s.c, pref,
+                                            static_cast<int>(s.ranked.size()), s.ranked.data(),
                                             &returned);
   } catch (...) {
     (void)cublasLtMatmulPreferenceDestroy(pref);
     throw;
   }
   (void)cublasLtMatmulPreferenceDestroy(pref);
+  s.ranked.resize(static_cast<std::size_t>(std::max(returned, 0)));
+  std::erase_if(s.ranked, [](const auto& r) { return r.state != CUBLAS_STATUS_SUCCESS; });
+  returned = static_cast<int>(s.ranked.size());
   if (status == CUBLAS_STATUS_NOT_SUPPORTED || (status == CUBLAS_STATUS_SUCCESS && returned == 0))
     throw cuda_error(
         cudaErrorNotSupported,
@@ -134,23 +146,64 @@ void gemm_plan::run(const void* a, const void* b, void* c, cudaStream_t stream) 
   const void* alpha = f64 ? static_cast<const void*>(&one64) : static_cast<const void*>(&one32);
   const void* beta = f64 ? static_cast<const void*>(&zero64) : static_cast<const void*>(&zero32);
   GPUBENCH_BLAS_TRY(cublasLtMatmul(s.handle, s.desc, alpha, a, s.a, b, s.b, beta, c, s.c, c, s.c,
-                                   &s.best.algo, s.workspace.data(), workspace_bytes, stream));
+                                   &s.ranked[s.in_use].algo, s.workspace.data(), workspace_bytes,
+                                   stream));
   GPUBENCH_CHECK_LAUNCH("cublasLtMatmul");
 }
 
+void gemm_plan::choose_fastest(const void* a, const void* b, void* c, cudaStream_t stream,
+                               int rounds) {
+  auto& s = *impl_;
+  const std::size_t n = s.ranked.size();
+  std::vector<std::vector<double>> ms(n);
+  std::vector<event> starts(n);
+  std::vector<event> stops(n);
+  for (int round = -1; round < std::max(rounds, 1); ++round) {
+    for (std::size_t i = 0; i < n; ++i) {
+      s.in_use = i;
+      if (round >= 0) starts[i].record(stream);
+      run(a, b, c, stream);
+      if (round >= 0) stops[i].record(stream);
+    }
+    GPUBENCH_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (round < 0) continue; // the untimed call of each
+    for (std::size_t i = 0; i < n; ++i) ms[i].push_back(1e3 * elapsed_seconds(starts[i], stops[i]));
+  }
+  s.median_ms.clear();
+  for (auto& t : ms) {
+    std::ranges::sort(t);
+    s.median_ms.push_back(t.size() % 2 == 1 ? t[t.size() / 2]
+                                            : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2);
+  }
+  s.in_use = static_cast<std::size_t>(std::ranges::min_element(s.median_ms) - s.median_ms.begin());
+}
+
+int gemm_plan::candidate_count() const noexcept { return static_cast<int>(impl_->ranked.size()); }
+
+int gemm_plan::rank_in_use() const noexcept { return static_cast<int>(impl_->in_use) + 1; }
+
 std::string gemm_plan::algorithm() const {
-  const auto& algo = impl_->best.algo;
-  return fmt::format(
-      "cuBLASLt algorithm {} (tile id {}, stages id {}, split-K {}), heuristic's first of its "
-      "ranking, workspace {} of {} MiB",
-      config_of<int>(algo, CUBLASLT_ALGO_CONFIG_ID),
-      config_of<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
-      config_of<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
-      config_of<int>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
-      impl_->best.workspaceSize >= (std::size_t{1} << 20U)
-          ? fmt::format("{} MiB", impl_->best.workspaceSize >> 20U)
-          : fmt::format("{} B", impl_->best.workspaceSize),
-      workspace_bytes >> 20U);
+  const auto& s = *impl_;
+  const auto& chosen = s.ranked[s.in_use];
+  std::string how = "heuristic's first of its ranking";
+  if (!s.median_ms.empty()) {
+    std::string medians;
+    for (const double t : s.median_ms)
+      medians += fmt::format("{}{:.3f}", medians.empty() ? "" : ", ", t);
+    how = fmt::format("the fastest of the heuristic's first {} (its {} of them; medians of the "
+                      "timed calls in its order: {} ms)",
+                      s.ranked.size(), s.in_use + 1, medians);
+  }
+  return fmt::format("cuBLASLt algorithm {} (tile id {}, stages id {}, split-K {}), {}, workspace "
+                     "{} of {} MiB",
+                     config_of<int>(chosen.algo, CUBLASLT_ALGO_CONFIG_ID),
+                     config_of<std::uint32_t>(chosen.algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
+                     config_of<std::uint32_t>(chosen.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
+                     config_of<int>(chosen.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM), how,
+                     chosen.workspaceSize >= (std::size_t{1} << 20U)
+                         ? fmt::format("{} MiB", chosen.workspaceSize >> 20U)
+                         : fmt::format("{} B", chosen.workspaceSize),
+                     workspace_bytes >> 20U);
 }
 
 } // namespace gpubench::cuda

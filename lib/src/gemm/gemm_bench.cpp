@@ -29,6 +29,8 @@ namespace {
 /// loop would take minutes); below it, every element.
 constexpr double full_loop_limit = 1ULL << 31U;
 constexpr std::int64_t sampled_grid = 64;
+/// --algos: the calls of each candidate that are timed (in turns) to choose the fastest.
+constexpr int algo_rounds = 5;
 
 gemm_shape shape_of(const point_view& point) {
   return gemm_shape_of(point.word<gemm_transposes>("layout", gemm_layout_words),
@@ -127,6 +129,7 @@ struct gemm_point {
   bool f64 = false;
   bool widen = false; ///< a 16- or 8-bit type: OpenBLAS gets the inputs widened to f32
   bool with_openblas = false;
+  int algos = 1; ///< the heuristic's candidates timed (--algos); 1: its first, untimed
 };
 
 gemm_point describe(const point_view& point) {
@@ -144,6 +147,7 @@ gemm_point describe(const point_view& point) {
   g.f64 = g.type == gemm_dtype::f64;
   g.widen = widened_for_openblas(g.type);
   g.with_openblas = openblas_built_in();
+  if (point.has("algos")) g.algos = point.get<int>("algos");
   return g;
 }
 
@@ -279,8 +283,8 @@ void measure_gpu(result& r, run_context& ctx, const gemm_point& g, int device,
   const std::size_t bytes_c = g.count_c * g.out_size;
   cuda::require_device_memory(bytes_a + bytes_b + bytes_c + cuda::gemm_plan::workspace_bytes,
                               g.label.c_str());
-  const cuda::gemm_plan plan(
-      {precision_of(g.type), g.shape.m, g.shape.n, g.shape.k, g.shape.trans_a, g.shape.trans_b});
+  cuda::gemm_plan plan({precision_of(g.type), g.shape.m, g.shape.n, g.shape.k, g.shape.trans_a,
+                        g.shape.trans_b, g.algos});
   gpu_setup gpu(ctx.device_with_peaks(device), ctx.telemetry(device));
   const cudaStream_t s = gpu.stream.get();
   cuda::device_buffer<std::byte> da(bytes_a);
@@ -289,6 +293,11 @@ void measure_gpu(result& r, run_context& ctx, const gemm_point& g, int device,
   host_buffer c(bytes_c, host_memory::pinned);
   cuda::copy_to_device_async(da.data(), in.a.data(), bytes_a, s);
   cuda::copy_to_device_async(db.data(), in.b.data(), bytes_b, s);
+  if (g.algos > 1) {
+    plan.choose_fastest(da.data(), db.data(), dc.data(), s, algo_rounds);
+    r.derived["kernel_algorithm_candidates"] = plan.candidate_count();
+    r.derived["kernel_algorithm_rank"] = plan.rank_in_use();
+  }
   const auto kernel = [&](cudaStream_t st) { plan.run(da.data(), db.data(), dc.data(), st); };
   const auto upload = [&](cudaStream_t st) {
     cuda::copy_to_device_async(da.data(), in.a.data(), bytes_a, st);
@@ -407,6 +416,14 @@ benchmark make_gemm_benchmark() {
        .sweepable = true,
        .kind = k::word,
        .choices = word_names<gemm_transposes>(gemm_layout_words)},
+      {.name = "algos",
+       .help = "time the first N algorithms cuBLASLt's heuristic ranks for the point (5 calls "
+               "each, in turns) and measure the fastest; unset: the heuristic's first, untimed",
+       .sweepable = true,
+       .kind = k::size,
+       .min = 1,
+       .max = 32,
+       .gpu_only = true},
   };
   b.run_point = run_gemm_point;
   b.device_bytes = [](const point_view& point) {
