@@ -85,6 +85,8 @@ run stream stream --n 2^28
 # gemm at its default 8192^3, every dtype (docs/gemm.md; target: the whole run under 60 s).
 run gemm gemm --dtype f64,f32,tf32,bf16,f16
 run gemm-fp8 gemm --dtype fp8,bf16 --layout tn
+# Every algorithm cuBLASLt's heuristic offers for f32 timed (docs/gemm.md, --algos).
+run gemm-algos gemm --dtype f32,bf16 --algos 32
 # The roofs (docs/roofline.md): f32 over the whole sweep, the other types at seven intensities.
 run roofline-f32 roofline
 run roofline-others roofline --dtype f64,f16,bf16 --intensity 0.25,1,4,16,64,256,1024
