@@ -72,9 +72,11 @@ TEST_CASE("check: a healthy figure passes, a 5% slower HBM fails, in between war
   const auto slow = judge_measured(triad, bandwidth_row("triad", 4.4e12 / 1.05), ref, "test");
   CHECK(slow.verdict == check_verdict::fail);
   CHECK_THAT(slow.reason, Catch::Contains("HBM triad") && Catch::Contains("limit 3.0%"));
-  // 2% slower: past the warning line, not past the failing one.
+  // 2% slower: past the warning line, not past the failing one; the reason says what was judged.
   const auto warn = judge_measured(triad, bandwidth_row("triad", 4.4e12 / 1.02), ref, "test");
   CHECK(warn.verdict == check_verdict::warn);
+  CHECK_THAT(warn.reason, Catch::Contains("; samples 2.0% slower, 95% interval ") &&
+                              Catch::Contains("warns past 1.5%"));
   // Each limit just inside and just outside: 1.4% passes, 1.6% warns; 3.2% (+0.3% spread)
   // warns, 3.6% fails.
   CHECK(
@@ -92,6 +94,24 @@ TEST_CASE("check: a healthy figure passes, a 5% slower HBM fails, in between war
   // Faster than the reference passes.
   CHECK(judge_measured(triad, bandwidth_row("triad", 4.4e12 * 1.1), ref, "t").verdict ==
         check_verdict::pass);
+}
+
+TEST_CASE("check: the reference's samples are centred on its median", "[check]") {
+  // A reference whose sample run streamed 4% faster than the median of its runs: a run at that
+  // median passes (the shift is taken from the median, the ratio the reason shows), and a run 5%
+  // below the median fails.
+  const auto& triad = spec("hbm_triad");
+  auto ref = reference_of(bandwidth_row("triad", 4.4e12 * 1.04, 50, 0.002, 7), triad, 0.003);
+  ref.median = 4.4e12;
+  const auto at = judge_measured(triad, bandwidth_row("triad", 4.4e12, 50, 0.002, 8), ref, "t");
+  INFO(at.reason);
+  CHECK(at.verdict == check_verdict::pass);
+  const auto slow =
+      judge_measured(triad, bandwidth_row("triad", 4.4e12 / 1.05, 50, 0.002, 9), ref, "t");
+  INFO(slow.reason);
+  CHECK(slow.verdict == check_verdict::fail);
+  // A figure 1/1.05 of the median, a cost 5% above it.
+  CHECK_THAT(slow.reason, Catch::Contains("-4.8%; samples 5.0% slower"));
 }
 
 TEST_CASE("check: a latency is judged the other way up", "[check]") {
@@ -378,6 +398,31 @@ TEST_CASE("check: reference files are read strictly and built from runs", "[chec
   const auto one = reference_entry_from_runs({{100, 102, 98, 100}});
   CHECK(one.runs == 1);
   CHECK(one.spread > 0);
+
+  // A long run is thinned to 200 samples that keep its distribution: here its first 200 (taken
+  // before a power cap lowered the clock) are fast and its other 400 slow. The kept samples'
+  // median is the run's, and their shares are the run's.
+  std::vector<double> capped(600, 680.0);
+  std::fill_n(capped.begin(), 200, 760.0);
+  const auto thinned = reference_entry_from_runs({capped});
+  REQUIRE(thinned.samples.size() == 200);
+  CHECK(thinned.median == Approx(680));
+  CHECK(summarize(thinned.samples).median == Approx(680));
+  CHECK(std::ranges::count(thinned.samples, 760.0) == 67);
+  CHECK(std::ranges::is_sorted(thinned.samples));
+  // A healthy run like it, judged against that reference, passes: the samples' shift is nil.
+  const auto& tensor = spec("tensor_bf16");
+  measurement m;
+  m.name = "kernel";
+  m.work.flops = 1e12;
+  for (int i = 0; i < 600; ++i) m.samples.push_back(1e12 / (i % 3 == 0 ? 760e12 : 680e12));
+  m.stats = summarize(m.samples);
+  reference_entry held = thinned;
+  for (double& f : held.samples) f *= 1e12;
+  held.median *= 1e12;
+  const auto o = judge_measured(tensor, m, held, "t");
+  INFO(o.reason);
+  CHECK(o.verdict == check_verdict::pass);
 }
 
 TEST_CASE("check: outcomes round-trip and malformed ones are named", "[check]") {

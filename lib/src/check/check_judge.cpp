@@ -2,6 +2,7 @@
 #include "gpubench/check/check.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/stats.hpp"
 #include "gpubench/gate/gate_stats.hpp"
 #include "gpubench/input/untrusted_file.hpp"
 
@@ -181,9 +182,16 @@ check_outcome judge_measured(const check_spec& spec, const measurement& m,
   o.ratio = *o.figure / ref.median;
   std::vector<double> base;
   std::vector<double> now;
-  // The reference's samples, or its median alone when it holds none.
+  // The reference's samples, or its median alone when it holds none. The samples are one run's
+  // (the run nearest the median of the runs, whose own median may lie a few percent off it): they
+  // give the shape of a run's distribution, centred here on the reference's median.
+  std::vector<double> ref_figures;
   for (const double f : ref.samples.empty() ? std::vector<double>{ref.median} : ref.samples)
-    if (f > 0) base.push_back(cost_of(spec, f));
+    if (f > 0) ref_figures.push_back(f);
+  const double ref_samples_median = summarize(ref_figures).median;
+  const double centre = ref_samples_median > 0 ? ref.median / ref_samples_median : 1.0;
+  base.reserve(ref_figures.size());
+  for (const double f : ref_figures) base.push_back(cost_of(spec, f * centre));
   for (const double f : row_sample_figures(spec, m)) now.push_back(cost_of(spec, f));
   const double base_cost = cost_of(spec, ref.median);
   const auto shift = hodges_lehmann(base, now, 0.95);
@@ -194,6 +202,11 @@ check_outcome judge_measured(const check_spec& spec, const measurement& m,
   const std::string where = fmt::format(
       "{} {} against {} ({}, {:+.1f}%", spec.title, check_figure_text(*o.figure, spec.unit),
       check_figure_text(ref.median, spec.unit), source, 100 * (*o.ratio - 1));
+  // What the verdict judged: the shift of the samples' costs, which can differ from the ratio of
+  // the medians when the distributions differ in shape (a clock the power cap moves).
+  const std::string judged =
+      fmt::format("{}; samples {:.1f}% slower, 95% interval {:.1f}% to {:.1f}%", where, 100 * est,
+                  100 * shift.lo / base_cost, 100 * shift.hi / base_cost);
   const bool floor_known = host_floor != nullptr && host_floor->figure && *host_floor->figure > 0;
   if (v == verdict::slower && floor_known) {
     // Held to other hosts' figures: only the theoretical floor fails a host-dependent check.
@@ -202,15 +215,15 @@ check_outcome judge_measured(const check_spec& spec, const measurement& m,
     o.verdict = past ? check_verdict::fail : check_verdict::warn;
     o.reason = fmt::format("{}; limit {:.1f}%), against a reference from other hosts, and this "
                            "figure depends on the host: it {} {}: {}",
-                           where, 100 * spec.fail_fraction, past ? "fails, being" : "fails only",
+                           judged, 100 * spec.fail_fraction, past ? "fails, being" : "fails only",
                            text, spec.advice);
   } else if (v == verdict::slower) {
     o.verdict = check_verdict::fail;
-    o.reason = fmt::format("{}; limit {:.1f}%): {}", where, 100 * spec.fail_fraction, spec.advice);
+    o.reason = fmt::format("{}; limit {:.1f}%): {}", judged, 100 * spec.fail_fraction, spec.advice);
   } else if (est > spec.warn_fraction) {
     o.verdict = check_verdict::warn;
     o.reason =
-        fmt::format("{}; warns past {:.1f}%): {}", where, 100 * spec.warn_fraction, spec.advice);
+        fmt::format("{}; warns past {:.1f}%): {}", judged, 100 * spec.warn_fraction, spec.advice);
   } else {
     o.verdict = check_verdict::pass;
     o.reason = where + ")";

@@ -126,8 +126,9 @@ std::optional<double> row_figure(const check_spec& spec, const measurement& m);
 std::vector<double> row_sample_figures(const check_spec& spec, const measurement& m);
 
 /// Judges a row against a measured reference with the gate's statistics (gate_stats.hpp): the
-/// Hodges-Lehmann shift of the cost (time per unit of work) between the reference's samples and
-/// the row's, with its 95% interval, the reference's spread between runs as the allowance.
+/// Hodges-Lehmann shift of the cost (time per unit of work) between the reference's samples
+/// (centred on its median) and the row's, with its 95% interval, the reference's spread between
+/// runs as the allowance.
 /// fail: the interval lies wholly beyond fail_fraction (+ allowance); warn: the shift's estimate
 /// is beyond warn_fraction; pass otherwise. A row without samples is not_run.
 /// `host_floor`, for a host-dependent check held to a reference from other hosts: the theoretical
