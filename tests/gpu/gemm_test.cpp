@@ -149,7 +149,8 @@ TEST_CASE("gemm --algos times the heuristic's first candidates and measures the 
   REQUIRE(kernel != nullptr);
   INFO(kernel->description);
   CHECK_THAT(kernel->description,
-             Catch::Contains(fmt::format("the fastest of the heuristic's first {} (its {} of them",
+             Catch::Contains(fmt::format("the fastest of the heuristic's first {} (number {} in "
+                                         "its ranking",
                                          offered, rank)));
   // One median per candidate, in the heuristic's order.
   const auto& d = kernel->description;

@@ -190,8 +190,8 @@ std::string gemm_plan::algorithm() const {
     std::string medians;
     for (const double t : s.median_ms)
       medians += fmt::format("{}{:.3f}", medians.empty() ? "" : ", ", t);
-    how = fmt::format("the fastest of the heuristic's first {} (its {} of them; medians of the "
-                      "timed calls in its order: {} ms)",
+    how = fmt::format("the fastest of the heuristic's first {} (number {} in its ranking; "
+                      "medians of the timed calls in its order: {} ms)",
                       s.ranked.size(), s.in_use + 1, medians);
   }
   return fmt::format("cuBLASLt algorithm {} (tile id {}, stages id {}, split-K {}), {}, workspace "
