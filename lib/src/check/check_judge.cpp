@@ -220,10 +220,12 @@ check_outcome judge_measured(const check_spec& spec, const measurement& m,
   } else if (v == verdict::slower) {
     o.verdict = check_verdict::fail;
     o.reason = fmt::format("{}; limit {:.1f}%): {}", judged, 100 * spec.fail_fraction, spec.advice);
-  } else if (est > spec.warn_fraction) {
+  } else if (est > spec.warn_fraction + ref.spread) {
+    // The warning line, like the failing one, sits the reference's spread between healthy runs
+    // further out: a figure that varies between runs by more than the line would warn on them.
     o.verdict = check_verdict::warn;
-    o.reason =
-        fmt::format("{}; warns past {:.1f}%): {}", judged, 100 * spec.warn_fraction, spec.advice);
+    o.reason = fmt::format("{}; warns past {:.1f}%): {}", judged,
+                           100 * (spec.warn_fraction + ref.spread), spec.advice);
   } else {
     o.verdict = check_verdict::pass;
     o.reason = where + ")";

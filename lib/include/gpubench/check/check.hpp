@@ -130,7 +130,7 @@ std::vector<double> row_sample_figures(const check_spec& spec, const measurement
 /// (centred on its median) and the row's, with its 95% interval, the reference's spread between
 /// runs as the allowance.
 /// fail: the interval lies wholly beyond fail_fraction (+ allowance); warn: the shift's estimate
-/// is beyond warn_fraction; pass otherwise. A row without samples is not_run.
+/// is beyond warn_fraction (+ allowance); pass otherwise. A row without samples is not_run.
 /// `host_floor`, for a host-dependent check held to a reference from other hosts: the theoretical
 /// figure, whose failing bound a figure must also cross to fail; short of it, a figure past the
 /// reference's fail limit warns.
