@@ -191,9 +191,13 @@ def environment_rows(path, doc):
     driver = cuda.get("driver", "?")
     if meta.get("nvidia_driver") or cuda.get("nvidia_driver"):
         driver = f"{meta.get('nvidia_driver') or cuda.get('nvidia_driver')} (CUDA {driver})"
+    cores = f"{host.get('cores', '?')} cores"
+    usable = host.get("cores_usable")
+    if isinstance(usable, int) and isinstance(host.get("cores"), int) and 0 < usable < host["cores"]:
+        cores += f", {usable} usable"  # its CPU affinity: the CPU rows ran on these
     return [path, ", ".join(gpu_names(doc)), driver, cuda.get("runtime", "?"),
             meta.get("git", "?"), meta.get("started_at", "?"),
-            f"{host.get('name', '?')} ({host.get('cpu', '?')}, {host.get('cores', '?')} cores)",
+            f"{host.get('name', '?')} ({host.get('cpu', '?')}, {cores})",
             meta.get("version", "?")]
 
 

@@ -4,9 +4,11 @@ import io
 import json
 import os
 import re
+import shutil
+import subprocess
 import unittest
 
-from gpubench_cli import FAST, has_gpu, run, tempdir, validate
+from gpubench_cli import FAST, GPUBENCH, has_gpu, run, tempdir, validate
 
 
 class HelpAndVersion(unittest.TestCase):
@@ -137,6 +139,31 @@ class CpuOnly(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(path, encoding="utf-8") as f:
                 validate(json.load(f))
+
+    def test_a_process_confined_to_one_cpu_uses_one_thread_and_says_so(self):
+        # An MPI launcher's binding (Open MPI binds each of two ranks to one core) or taskset:
+        # the CPU rows run on the CPUs the process may use, and the record says how many.
+        taskset = shutil.which("taskset")
+        allowed = sorted(os.sched_getaffinity(0))
+        if taskset is None or len(allowed) < 2:
+            self.skipTest("needs taskset and at least 2 usable CPUs")
+        r = subprocess.run([taskset, "-c", str(allowed[0]), GPUBENCH, *self.args, "--format",
+                            "json"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        host = json.loads(r.stdout)["meta"]["host"]
+        self.assertEqual(host["cores_usable"], 1)
+        self.assertEqual(host["cores"], os.cpu_count())
+        self.assertIn(f"may run on 1 of the {os.cpu_count()} CPUs", r.stderr)
+        self.assertIn("use 1 thread;", r.stderr)
+        # Unconfined, every usable CPU, and no note.
+        r = run(*self.args, "--format", "json")
+        self.assertEqual(json.loads(r.stdout)["meta"]["host"]["cores_usable"], len(allowed))
+        self.assertNotIn("may run on", r.stderr)
+        # An explicit --cpu-threads is the user's choice: no note.
+        r = subprocess.run([taskset, "-c", str(allowed[0]), GPUBENCH, *self.args,
+                            "--cpu-threads", "2"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("may run on", r.stderr)
 
     def test_same_seed_same_inputs_are_recorded(self):
         r = run(*self.args, "--seed", "7", "--format", "json")

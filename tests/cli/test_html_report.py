@@ -292,5 +292,20 @@ class CompactSvg(unittest.TestCase):
                       compact_svg(new))
 
 
+class EnvironmentRow(unittest.TestCase):
+    def test_the_host_says_how_many_cpus_the_run_could_use(self):
+        sys.path.insert(0, os.path.join(SOURCE_DIR, "python"))
+        try:
+            from gpubench.html_parts import environment_rows
+        finally:
+            sys.path.pop(0)
+
+        def host(**h):
+            return environment_rows("r.json", {"meta": {"host": {"name": "n", "cpu": "c", **h}}})[6]
+        self.assertEqual(host(cores=16, cores_usable=1), "n (c, 16 cores, 1 usable)")
+        self.assertEqual(host(cores=16, cores_usable=16), "n (c, 16 cores)")
+        self.assertEqual(host(cores=16), "n (c, 16 cores)")  # a file from before it was recorded
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sched.h>
+
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -42,4 +44,34 @@ TEST_CASE("thread pool: after a failed start the next pool starts and works", "[
     for (std::size_t i = b; i < e; ++i) sum += i;
   });
   CHECK(sum == 999 * 1000 / 2);
+}
+
+TEST_CASE("thread pool: by default one thread per CPU the thread's affinity allows",
+          "[thread_pool]") {
+  // In a thread of its own: the affinity set here is that thread's alone.
+  auto done = std::async(std::launch::async, [] {
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    REQUIRE(::sched_getaffinity(0, sizeof all, &all) == 0);
+    const int allowed = CPU_COUNT(&all);
+    CHECK(usable_cpu_cores() == allowed);
+    CHECK(thread_pool().size() == allowed);
+    if (allowed < 2) {
+      WARN("one usable CPU: the confinement cannot be narrowed further here");
+      return;
+    }
+    int first = 0;
+    while (!CPU_ISSET(first, &all)) ++first;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+    CHECK(usable_cpu_cores() == 1);
+    CHECK(thread_pool().size() == 1);
+    CHECK(thread_pool(3).size() == 3); // an explicit count is kept
+    REQUIRE(::sched_setaffinity(0, sizeof all, &all) == 0);
+    CHECK(usable_cpu_cores() == allowed);
+  });
+  REQUIRE(done.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  done.get();
 }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -16,10 +18,23 @@ namespace {
 std::atomic<int> failing_start{0};
 } // namespace
 
+int usable_cpu_cores() noexcept {
+  const int machine = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // A mask sized for the machine (and at least glibc's 1024 CPUs), so large hosts are read whole.
+  const int bits = std::max(machine, CPU_SETSIZE);
+  cpu_set_t* set = CPU_ALLOC(bits);
+  if (set == nullptr) return machine;
+  const std::size_t size = CPU_ALLOC_SIZE(bits);
+  int n = machine;
+  if (::sched_getaffinity(0, size, set) == 0) n = std::max(1, CPU_COUNT_S(size, set));
+  CPU_FREE(set);
+  return n;
+}
+
 void thread_pool::fail_thread_start_for_testing(int nth) noexcept { failing_start.store(nth); }
 
 thread_pool::thread_pool(int threads) {
-  int n = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+  int n = threads > 0 ? threads : usable_cpu_cores();
   n = std::max(n, 1);
   const int failing = failing_start.exchange(0);
   try {

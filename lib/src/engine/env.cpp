@@ -1,5 +1,6 @@
 #include "gpubench/engine/env.hpp"
 
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/engine/environment.hpp"
 #include "gpubench/engine/test_hooks.hpp"
@@ -46,6 +47,7 @@ host_info collect_host_info() {
   }
   if (h.cpu_model.empty()) h.cpu_model = "unknown";
   h.cores = static_cast<int>(std::thread::hardware_concurrency());
+  h.cores_usable = usable_cpu_cores();
   return h;
 }
 

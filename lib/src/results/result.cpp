@@ -208,19 +208,22 @@ static json report_fields(const run_report& rep) {
   for (const auto& d : rep.devices) devices.push_back(to_json(d));
   json results = json::array();
   for (const auto& r : rep.results) results.push_back(to_json(r));
-  return json{
-      {"schema", std::string(schema_id)},
-      {"meta",
-       {{"version", m.version},
-        {"git", m.git},
-        {"argv", m.argv},
-        {"started_at", m.started_at},
-        {"host", {{"name", m.host.name}, {"cpu", m.host.cpu_model}, {"cores", m.host.cores}}},
-        {"cuda", {{"driver", m.cuda_driver}, {"runtime", m.cuda_runtime}}},
-        {"incomplete", m.incomplete},
-        {"incomplete_reason", m.incomplete_reason}}},
-      {"devices", devices},
-      {"results", results}};
+  const json host{{"name", m.host.name},
+                  {"cpu", m.host.cpu_model},
+                  {"cores", m.host.cores},
+                  {"cores_usable", m.host.cores_usable}};
+  return json{{"schema", std::string(schema_id)},
+              {"meta",
+               {{"version", m.version},
+                {"git", m.git},
+                {"argv", m.argv},
+                {"started_at", m.started_at},
+                {"host", host},
+                {"cuda", {{"driver", m.cuda_driver}, {"runtime", m.cuda_runtime}}},
+                {"incomplete", m.incomplete},
+                {"incomplete_reason", m.incomplete_reason}}},
+              {"devices", devices},
+              {"results", results}};
 }
 
 json to_json(const run_report& rep) {

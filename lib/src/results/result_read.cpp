@@ -303,6 +303,8 @@ run_report report_from_json(const json& j) {
   rep.meta.host.name = host.str("name");
   rep.meta.host.cpu_model = host.str("cpu");
   rep.meta.host.cores = integer_in(host, "cores", 0, 1 << 20);
+  if (host.maybe("cores_usable", json::value_t::number_float) != nullptr) // absent before
+    rep.meta.host.cores_usable = integer_in(host, "cores_usable", 0, 1 << 20);
   const reader cuda(meta.at("cuda", json::value_t::object), "meta.cuda");
   rep.meta.cuda_driver = cuda.str("driver");
   rep.meta.cuda_runtime = cuda.str("runtime");

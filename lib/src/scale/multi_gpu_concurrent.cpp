@@ -2,6 +2,7 @@
 
 #include "gpubench/core/clock.hpp"
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/device.hpp"
 #include "gpubench/cuda/start_gate.hpp"
 #include "gpubench/engine/option_table.hpp"
@@ -244,9 +245,8 @@ run_report execute_concurrent(const std::vector<planned_point>& points, const co
   concurrent_run run(n, per_device, copts);
   std::vector<rank_run> runs(n);
   std::vector<std::exception_ptr> failures(n);
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
   const int cpu_threads = std::max(
-      1, (opts.cpu_threads > 0 ? opts.cpu_threads : static_cast<int>(cores)) / static_cast<int>(n));
+      1, (opts.cpu_threads > 0 ? opts.cpu_threads : usable_cpu_cores()) / static_cast<int>(n));
 
   struct observer final : point_observer {
     concurrent_run& run;

@@ -10,11 +10,17 @@
 
 namespace gpubench {
 
+/// The CPUs this process may run on: its affinity mask, which an MPI launcher's binding
+/// (Open MPI binds each rank to one core when it starts two), `taskset` or a cgroup's cpuset can
+/// make smaller than the machine. Never below 1; all hardware threads when the mask cannot be read.
+[[nodiscard]] int usable_cpu_cores() noexcept;
+
 class thread_pool {
 public:
-  /// `threads` <= 0 means all hardware threads. When a thread cannot start (a process or
-  /// address-space limit), the threads already started are stopped and joined and point_error
-  /// says which thread failed and why: the constructor never leaves a thread waiting.
+  /// `threads` <= 0 means every CPU the process may run on (usable_cpu_cores()). When a thread
+  /// cannot start (a process or address-space limit), the threads already started are stopped and
+  /// joined and point_error says which thread failed and why: the constructor never leaves a thread
+  /// waiting.
   explicit thread_pool(int threads = 0);
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;

@@ -26,7 +26,8 @@ public:
 
   [[nodiscard]] const common_options& options() const noexcept { return opts_; }
   /// The CPU threads, started on first use, inside the point that needs them: a thread that
-  /// cannot start fails that point (point_error), and the next point tries again.
+  /// cannot start fails that point (point_error), and the next point tries again. By default one
+  /// per CPU the process may run on; the first start logs when that is fewer than the machine has.
   thread_pool& cpu_pool();
   /// Stops the CPU threads; the next cpu_pool() starts them again (test-only fault injection).
   void drop_cpu_pool() noexcept { pool_.reset(); }
@@ -60,6 +61,7 @@ private:
 
   common_options opts_;
   std::unique_ptr<thread_pool> pool_;
+  bool affinity_noted_ = false; ///< the CPU affinity's limit was logged (once per run)
   std::map<int, device_record> devices_;
   std::map<int, std::unique_ptr<telemetry_source>> telemetry_;
 };

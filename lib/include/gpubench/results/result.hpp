@@ -71,7 +71,8 @@ struct device_record {
 struct host_info {
   std::string name;
   std::string cpu_model;
-  int cores = 0;
+  int cores = 0;        ///< the machine's hardware threads
+  int cores_usable = 0; ///< those this process may run on (its CPU affinity); 0: not recorded
 };
 
 struct run_meta {
