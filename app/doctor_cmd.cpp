@@ -9,6 +9,7 @@
 #include "gpubench/telemetry/telemetry.hpp"
 
 #include "gpubench/core/errors.hpp"
+#include "gpubench/core/thread_pool.hpp"
 #include "gpubench/cuda/cublas_loader.hpp"
 #include "gpubench/cuda/error.hpp"
 #include "gpubench/cuda/kernel_timestamps.hpp"
@@ -25,6 +26,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <thread>
 
 namespace gpubench::app {
 
@@ -63,6 +65,8 @@ struct findings {
   std::string cublas_reason;
   bool cupti = false; ///< optional: only --timestamps needs it, so its absence is no problem
   std::string cupti_reason;
+  int cpus = 0;        ///< the machine's hardware threads
+  int cpus_usable = 0; ///< those this process may run on (its CPU affinity)
   std::vector<gpu_record> gpus;
   std::vector<library_record> libraries;
   std::vector<problem> problems;
@@ -212,6 +216,17 @@ findings examine() {
     f.problems.push_back({false, "NVML (libnvidia-ml.so.1) not available: " + f.nvml_reason,
                           "it comes with the NVIDIA driver; install the driver's NVML library"});
 
+  f.cpus = static_cast<int>(std::thread::hardware_concurrency());
+  f.cpus_usable = usable_cpu_cores();
+  if (f.cpus_usable < f.cpus)
+    f.problems.push_back(
+        {false,
+         fmt::format("this process may run on {} of the {} CPUs (its CPU affinity): the CPU rows "
+                     "would run on {}",
+                     f.cpus_usable, f.cpus, f.cpus_usable),
+         "run without taskset or a narrow cpuset; under mpirun, --bind-to numa or --bind-to none; "
+         "or give --cpu-threads"});
+
   collect_libraries(f);
   std::map<std::string, std::set<std::string>> dirs;
   for (const auto& l : f.libraries)
@@ -251,6 +266,7 @@ nlohmann::json to_json(const findings& f) {
   if (!f.nvml) j["nvml"]["reason"] = f.nvml_reason;
   j["cublas"] = {{"available", f.cublas}};
   if (!f.cublas) j["cublas"]["reason"] = f.cublas_reason;
+  j["cpus"] = {{"hardware", f.cpus}, {"usable", f.cpus_usable}};
   j["cupti"] = {{"available", f.cupti}};
   if (!f.cupti) j["cupti"]["reason"] = f.cupti_reason;
   j["libraries"] = nlohmann::json::array();
@@ -290,6 +306,10 @@ void write_table(std::ostream& os, const findings& f) {
   row("NVML", f.nvml ? std::string("yes") : "no (" + f.nvml_reason + ")");
   row("cuBLAS", f.cublas ? std::string("yes") : std::string("no"));
   row("CUPTI (--timestamps)", f.cupti ? std::string("yes") : std::string("no (optional)"));
+  row("CPUs",
+      f.cpus_usable < f.cpus
+          ? fmt::format("{} ({} usable by this process: its CPU affinity)", f.cpus, f.cpus_usable)
+          : fmt::format("{}", f.cpus));
   row("MPI", mpi_compiled_in() ? "compiled in" : "not compiled in");
   row("OpenBLAS (gemm)", openblas_built_in() ? "compiled in (" + openblas_config() + ")"
                                              : std::string("not compiled in (optional)"));

@@ -148,6 +148,19 @@ class DoctorTest(unittest.TestCase):
         self.assertFalse(doc["cupti"]["available"])
         self.assertIn("/nonexistent/libcupti.so", doc["cupti"]["reason"])
 
+    def test_doctor_counts_the_cpus_and_warns_when_confined(self):
+        doc = json.loads(run("doctor", "--format", "json").stdout)
+        allowed = sorted(os.sched_getaffinity(0))
+        self.assertEqual(doc["cpus"], {"hardware": os.cpu_count(), "usable": len(allowed)})
+        taskset = shutil.which("taskset")
+        if taskset is None or len(allowed) < 2:
+            self.skipTest("needs taskset and at least 2 usable CPUs")
+        out = subprocess.run([taskset, "-c", str(allowed[0]), GPUBENCH, "doctor"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertIn(f"verdict: warning: this process may run on 1 of the {os.cpu_count()} CPUs",
+                      out.stdout)
+        self.assertRegex(out.stdout, r"CPUs +\d+ \(1 usable by this process")
+
     def test_doctor_rejects_an_unknown_format(self):
         self.assertEqual(run("doctor", "--format", "csv").returncode, 2)
 

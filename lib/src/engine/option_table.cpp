@@ -234,8 +234,9 @@ std::vector<option_spec> make_table() {
   no_verify.set = [](option_target to, const json& v) { to.opts.verify = !v.get<bool>(); };
   table.push_back(std::move(no_verify));
 
-  auto threads = row("cpu-threads", "threads for the CPU reference (0: all)", k::integer, 0, 4096,
-                     &common_options::cpu_threads);
+  auto threads =
+      row("cpu-threads", "threads for the CPU reference (0: every CPU this process may use)",
+          k::integer, 0, 4096, &common_options::cpu_threads);
   threads.group = option_group::cpu_threads;
   table.push_back(std::move(threads));
   auto cpu_only = row("cpu-only", "run and report the CPU reference alone (no GPU)", k::flag, 0, 0,
