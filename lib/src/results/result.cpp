@@ -208,10 +208,8 @@ static json report_fields(const run_report& rep) {
   for (const auto& d : rep.devices) devices.push_back(to_json(d));
   json results = json::array();
   for (const auto& r : rep.results) results.push_back(to_json(r));
-  const json host{{"name", m.host.name},
-                  {"cpu", m.host.cpu_model},
-                  {"cores", m.host.cores},
-                  {"cores_usable", m.host.cores_usable}};
+  json host{{"name", m.host.name}, {"cpu", m.host.cpu_model}, {"cores", m.host.cores}};
+  if (m.host.cores_usable > 0) host["cores_usable"] = m.host.cores_usable; // absent in older files
   return json{{"schema", std::string(schema_id)},
               {"meta",
                {{"version", m.version},
