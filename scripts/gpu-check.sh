@@ -109,7 +109,8 @@ run check-contention check --quick --reference "$out/check-reference.json"
 kill $hog 2>/dev/null; wait $hog 2>/dev/null
 if command -v mpirun >/dev/null; then
   echo "== mpirun -np 2 (one GPU), rank 1 slowed 5%" | tee -a "$out/bench.txt"
-  mpirun --allow-run-as-root --oversubscribe -np 1 "$bin" check --quick --device 0 \
+  # --bind-to none: Open MPI would bind each of the two ranks to one core (docs/multi-gpu.md).
+  mpirun --allow-run-as-root --oversubscribe --bind-to none -np 1 "$bin" check --quick --device 0 \
       --output "$out/check-fleet.json" : -np 1 -x GPUBENCH_TEST_SLOWDOWN=triad:0.05 "$bin" check \
       --quick --device 0 2>&1 | tee -a "$out/bench.txt"
 fi

@@ -19,15 +19,16 @@ def mpi_built_in():
     return "MPI: built in" in run("--version").stdout
 
 
-def mpirun(np, *args, env=None, timeout=120):
-    """Runs gpubench under mpirun with `np` processes (as root in CI, more ranks than cores)."""
+def mpirun(np, *args, env=None, timeout=120, launcher=()):
+    """Runs gpubench under mpirun with `np` processes (as root in CI, more ranks than cores);
+    `launcher` holds mpirun's own options."""
     environment = {**os.environ, **(env or {})}
     # Open MPI's own allocations are not gpubench's: no leak report from a sanitizer build.
     if "ASAN_OPTIONS" in environment:
         environment["ASAN_OPTIONS"] += ":detect_leaks=0"
     try:
-        return subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(np),
-                               GPUBENCH, *args], capture_output=True, text=True,
+        return subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", *launcher,
+                               "-np", str(np), GPUBENCH, *args], capture_output=True, text=True,
                               timeout=timeout, env=environment)
     except subprocess.TimeoutExpired as e:
         # Say what the job printed before it hung: which rank, which step.
@@ -112,6 +113,27 @@ class MpiTest(unittest.TestCase):
             # coverage floor (compare --min-compared, 90% by default) is lowered to match.
             forced = run("compare", out, two, "--force", "--min-compared", "50%")
             self.assertIn(forced.returncode, (0, 1), forced.stderr)
+
+    def test_each_rank_records_the_cpus_its_binding_allows(self):
+        # Bound to one core each, a rank's CPU rows run on one thread, and its record says so;
+        # unbound, every CPU the test may use.
+        allowed = len(os.sched_getaffinity(0))
+        if allowed < 2:
+            self.skipTest("needs 2 usable CPUs to bind 2 ranks to one core each")
+        args = ("vecadd", "--cpu-only", "--n", "64Ki", *FAST, "--format", "json")
+        bound = mpirun(2, *args, launcher=("--bind-to", "core"))
+        self.assertEqual(bound.returncode, 0, bound.stderr)
+        doc = json.loads(bound.stdout)
+        validate(doc)
+        self.assertEqual([r["cores_usable"] for r in doc["ranks"]], [1, 1])
+        self.assertEqual(doc["meta"]["host"]["cores_usable"], 1)
+        self.assertIn("may run on 1 of the", bound.stderr)  # rank 0 says so; the others are silent
+        self.assertEqual(bound.stderr.count("may run on"), 1)
+        free = mpirun(2, *args, launcher=("--bind-to", "none"))
+        self.assertEqual(free.returncode, 0, free.stderr)
+        self.assertEqual([r["cores_usable"] for r in json.loads(free.stdout)["ranks"]],
+                         [allowed, allowed])
+        self.assertNotIn("may run on", free.stderr)
 
     def test_a_run_file_under_mpirun_merges_too(self):
         with tempdir() as d:

@@ -387,6 +387,7 @@ std::optional<run_report> execute_mpi(mpi_job& job, const std::vector<planned_po
       }
     mine.who.uuid = cuda::device_uuid(mine.who.local_device);
   }
+  mine.who.cores_usable = mine.report.meta.host.cores_usable;
   const auto deadline = steady::now() + std::chrono::duration_cast<steady::duration>(
                                             std::chrono::duration<double>(mopts.timeout_s));
   if (!job.root()) {

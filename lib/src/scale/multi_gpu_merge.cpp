@@ -96,6 +96,7 @@ json to_json(const rank_record& r) {
          {"reason", r.reason}};
   if (r.clock_offset_s) j["clock_offset_s"] = *r.clock_offset_s;
   if (r.clock_rtt_s) j["clock_rtt_s"] = *r.clock_rtt_s;
+  if (r.cores_usable > 0) j["cores_usable"] = r.cores_usable;
   return j;
 }
 
@@ -112,6 +113,7 @@ rank_record rank_record_from_json(const json& j) {
   r.reason = j.value("reason", "");
   if (j.contains("clock_offset_s")) r.clock_offset_s = j.at("clock_offset_s").get<double>();
   if (j.contains("clock_rtt_s")) r.clock_rtt_s = j.at("clock_rtt_s").get<double>();
+  r.cores_usable = j.value("cores_usable", 0);
   return r;
 }
 

@@ -26,6 +26,7 @@ struct rank_record {
   std::string reason;
   std::optional<double> clock_offset_s; ///< its clock minus rank 0's (MPI), when measured
   std::optional<double> clock_rtt_s;    ///< round trip of the exchange that measured it
+  int cores_usable = 0; ///< MPI: the CPUs the rank may run on (its binding); 0 where not recorded
 };
 
 /// One rank's part: its record, its report, and when each point started by rank 0's clock
