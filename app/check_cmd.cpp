@@ -41,6 +41,7 @@ Examples:
   gpubench check --format prometheus --output /var/lib/node_exporter/gpubench.prom
   gpubench check --save-reference ours.json        a reference from this known-good node
   gpubench check --reference ours.json --strict    held to it; WARN fails too
+  gpubench check --from old.json --reference ours.json     an old run judged again
   mpirun -np 8 gpubench check                      a fleet: one rank per GPU, outliers named
 )";
 
@@ -104,6 +105,27 @@ int emit_check(run_report& r, const check_args& a, std::pair<check_format, check
   return std::max(check_exit_code(summary, a.strict), exit_code_for(r));
 }
 
+/// --from without --save-reference: one saved check judged again against --reference (else the
+/// shipped references), measuring nothing.
+int judge_again(const check_args& a, std::pair<check_format, check_format> formats) {
+  if (a.from.size() != 1)
+    throw usage_error(fmt::format("--from: {} files given; a saved check is judged again one file "
+                                  "at a time (several files build a reference with "
+                                  "--save-reference)",
+                                  a.from.size()));
+  if (a.quick || a.opts.concurrent)
+    throw usage_error(fmt::format("{} does not apply with --from: nothing is measured",
+                                  a.quick ? "--quick" : "--concurrent"));
+  run_report r = load_result_file(a.from.front()).report;
+  if (!is_check_report(r))
+    throw usage_error(
+        fmt::format("--from {}: the file holds no result of gpubench check", clip(a.from.front())));
+  reference_set references;
+  if (!a.reference_path.empty()) references = load_reference_file(a.reference_path);
+  rejudge_checks(r, references);
+  return emit_check(r, a, formats);
+}
+
 void run_check(check_args& a, cli_state& state, CLI::App* cmd) {
   defer_interrupts();
   const auto formats = resolve_formats(a);
@@ -119,10 +141,8 @@ void run_check(check_args& a, cli_state& state, CLI::App* cmd) {
     check_output_is_not_an_input(a.save_reference_path, "--save-reference", inputs);
   }
   if (!a.from.empty()) {
-    if (a.save_reference_path.empty())
-      throw usage_error("--from builds a reference from saved results: give --save-reference "
-                        "FILE (to re-render a saved check, use gpubench report FILE)");
-    state.exit_code = reference_from_files(a);
+    state.exit_code =
+        a.save_reference_path.empty() ? judge_again(a, formats) : reference_from_files(a);
     return;
   }
   auto setup = std::make_shared<check_setup>();
@@ -176,8 +196,9 @@ void add_check_command(CLI::App& app, cli_state& state) {
       ->type_name("FILE")
       ->check(non_empty_text);
   cmd->add_option("--from", a->from,
-                  "with --save-reference: build it from these saved check results, measuring "
-                  "nothing")
+                  "measure nothing: judge this saved check result again (against --reference, "
+                  "else the shipped references), or with --save-reference build a reference "
+                  "from these results")
       ->type_name("FILE");
   cmd->add_option("--format", a->format, "stdout format")
       ->type_name("{table|json|junit|prometheus}")

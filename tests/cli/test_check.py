@@ -2,10 +2,13 @@
 no GPU, a saved result re-rendered as JUnit (validated against tests/data/junit.xsd) and
 Prometheus text (read by prometheus_client's parser), a reference built from saved results, and
 (where a GPU is usable) the quick suite."""
+import atexit
 import importlib.util
 import json
 import os
 import shutil
+import tarfile
+import tempfile
 import unittest
 
 from gpubench_cli import SOURCE_DIR, has_gpu, run, tempdir, validate
@@ -16,6 +19,27 @@ XSD = os.path.join(SOURCE_DIR, "tests", "data", "junit.xsd")
 # are skipped.
 HAVE_LXML = importlib.util.find_spec("lxml") is not None
 HAVE_PROMETHEUS = importlib.util.find_spec("prometheus_client") is not None
+
+
+_H200_RUNS = {}
+
+
+def h200_runs():
+    """The files of the H200's check calls of 2026-12-06 (docs/results/h200-2026-12-06, calls A2
+    and B2, JSON with every sample): name -> path, extracted once a process."""
+    if not _H200_RUNS:
+        target = tempfile.mkdtemp(prefix="gpubench-h200-runs-")
+        atexit.register(shutil.rmtree, target, True)
+        folder = os.path.join(SOURCE_DIR, "docs", "results", "h200-2026-12-06")
+        for call in ("a2", "b2"):
+            with tarfile.open(os.path.join(folder, f"{call}-results.tar.xz")) as archive:
+                for member in archive.getmembers():
+                    name = os.path.basename(member.name)
+                    if member.isfile() and name.startswith(("check-", "reference")):
+                        with open(os.path.join(target, name), "wb") as f:
+                            f.write(archive.extractfile(member).read())
+                        _H200_RUNS[name] = os.path.join(target, name)
+    return _H200_RUNS
 
 
 def good_reference():
@@ -77,7 +101,11 @@ class CheckBadInput(unittest.TestCase):
         for args, says in ((["--format", "xml"], "--format"),
                            (["--output-format", "html", "--output", self.path("x")],
                             "--output-format"),
-                           (["--from", CHECK], "--save-reference"),
+                           (["--from", CHECK, "--from", CHECK], "one file at a time"),
+                           (["--from", CHECK, "--quick"], "--quick does not apply with --from"),
+                           (["--from", os.path.join(SOURCE_DIR, "tests", "data",
+                                                    "synthetic-h200.json")],
+                            "no result of gpubench check"),
                            (["--device", "seven"], "--device"),
                            (["--cpu-only"], "cpu-only")):
             with self.subTest(args=args):
@@ -208,6 +236,58 @@ class CheckSavedResults(unittest.TestCase):
         r = run("check", "--reference", ref, "--device", "0")
         self.assertIn(r.returncode, (0, 1, 77), r.stderr)
         self.assertNotIn("reference", r.stderr if r.returncode == 77 else "")
+
+    def test_a_saved_check_judged_again_against_another_reference(self):
+        # The whole suite on an H200, with a 5% slower triad, measured by git 6b3dad9 and held to
+        # the reference built beside it (docs/results/h200-2026-12-06, call A2).
+        runs = h200_runs()
+        slow, reference = runs["check-slow-hbm.json"], runs["reference.json"]
+        r = run("check", "--from", slow, "--reference", reference, "--format", "json")
+        self.assertEqual(r.returncode, 1, r.stderr)  # the triad fails again
+        again = json.loads(r.stdout)
+        validate(again)
+        with open(slow, encoding="utf-8") as f:
+            recorded = json.load(f)
+        # Judged again with the reference it was measured against, every figure, reference,
+        # ratio and verdict is the one recorded.
+        def outcomes(doc):
+            return {(x["params"]["check"], o["id"]): (o["verdict"], o.get("figure"),
+                                                      o.get("reference"), o.get("ratio"))
+                    for x in doc["results"] for o in x["derived"]["check"]}
+        self.assertEqual(outcomes(again), outcomes(recorded))
+        self.assertIn("measured twice", json.dumps(recorded))
+        triad = [o for x in again["results"] for o in x["derived"]["check"]
+                 if o["id"] == "hbm_triad"][0]
+        self.assertEqual(len(triad["tries"]), 2)  # the tries measured stay on record
+        # Held to the shipped references instead, the source says so.
+        shipped = run("check", "--from", slow)
+        self.assertEqual(shipped.returncode, 1, shipped.stderr)
+        self.assertIn("hbm_triad FAIL", shipped.stdout)
+        self.assertIn("shipped of 2026-12-06", shipped.stdout)
+
+    def test_runs_that_warned_under_the_older_warning_line_pass_judged_again(self):
+        # Two runs of call B2 warned on PCIe both ways at 76.0 and 78.9 GB/s, inside the
+        # reference's own run-to-run spread; the warning line now adds that spread.
+        runs = h200_runs()
+        for name in ("check-held-1", "check-held-2"):
+            with self.subTest(run=name):
+                with open(runs[name + ".txt"], encoding="utf-8") as f:
+                    self.assertIn("pcie_both WARN", f.read())
+                r = run("check", "--from", runs[name + ".json"], "--reference",
+                        runs["reference-used.json"], "--strict", "--format", "junit")
+                self.assertEqual(r.returncode, 0, r.stdout)
+                self.assertNotIn("<failure", r.stdout)
+
+    def test_a_check_result_without_its_device_is_refused(self):
+        with open(CHECK, encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["devices"] = []
+        path = self.path("nodevice.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        r = run("check", "--from", path)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("which the file's devices do not list", r.stderr)
 
     def test_the_json_is_the_run_document(self):
         r = run("report", CHECK, "--format", "json")

@@ -179,17 +179,18 @@ result measure_state(int device, run_context& ctx) {
 
 std::string mhz_text(double mhz) { return fmt::format("{:.0f} MHz", mhz); }
 
-/// The theoretical figure of `spec` on the GPU of `r`.
+/// The theoretical figure of `spec` on the GPU of `r` (`max_mhz`: its highest SM clock).
 theoretical_figure theoretical_for(const check_spec& spec, const cuda::device_info& info,
-                                   int device, const result& r) {
-  const double max_mhz = cuda::max_sm_clock_khz(device) / 1e3;
+                                   std::optional<double> max_mhz, const result& r) {
   const auto compute = [&](std::optional<double> per_clock,
                            const char* what) -> theoretical_figure {
     if (!per_clock)
       return {std::nullopt, fmt::format("no {} table for compute capability {}.{}", what,
                                         info.cc_major, info.cc_minor)};
-    return {*per_clock * info.sms * max_mhz * 1e6,
-            fmt::format("{} FLOP/clock/SM x {} SMs x {}", *per_clock, info.sms, mhz_text(max_mhz))};
+    if (!max_mhz) return {std::nullopt, "the GPU's highest SM clock is not known"};
+    return {
+        *per_clock * info.sms * *max_mhz * 1e6,
+        fmt::format("{} FLOP/clock/SM x {} SMs x {}", *per_clock, info.sms, mhz_text(*max_mhz))};
   };
   if (spec.point == "hbm" || spec.point == "d2d")
     return {
@@ -218,11 +219,13 @@ theoretical_figure theoretical_for(const check_spec& spec, const cuda::device_in
                  "bf16 tensor-core");
 }
 
-/// Judges every check of `point` on the rows of `r`.
-std::vector<check_outcome> judge_point(std::string_view point, const result& r, int device,
-                                       run_context& ctx, const check_setup& setup) {
-  const auto& info = ctx.device(device).info;
-  const model_reference* user = setup.references.find(info.name);
+} // namespace
+
+std::vector<check_outcome> judge_point(std::string_view point, const result& r,
+                                       const cuda::device_info& info,
+                                       std::optional<double> max_sm_mhz,
+                                       const reference_set& references) {
+  const model_reference* user = references.find(info.name);
   const model_reference* shipped = shipped_references().find(info.name);
   std::vector<check_outcome> out;
   for (const auto& spec : check_specs()) {
@@ -245,23 +248,31 @@ std::vector<check_outcome> judge_point(std::string_view point, const result& r, 
     const model_reference* ref = user != nullptr && user->checks.contains(spec.id) ? user : shipped;
     if (ref != nullptr && ref->checks.contains(spec.id)) {
       const auto source =
-          fmt::format("{} of {}", ref == user ? setup.references.source : "shipped", ref->date);
+          fmt::format("{} of {}", ref == user ? references.source : "shipped", ref->date);
       // A shipped reference comes from other hosts: a host-dependent check keeps its
       // theoretical floor as the line it fails at.
       const auto floor = ref != user && spec.host_dependent
-                             ? std::optional(theoretical_for(spec, info, device, r))
+                             ? std::optional(theoretical_for(spec, info, max_sm_mhz, r))
                              : std::nullopt;
       o = judge_measured(spec, row, ref->checks.find(spec.id)->second, source,
                          floor ? &*floor : nullptr);
     } else {
-      o = judge_theoretical(spec, row, theoretical_for(spec, info, device, r));
-      if (!setup.references.models.empty())
-        o.reason +=
-            fmt::format(" ({} has no {} for {})", setup.references.source, spec.id, info.name);
+      o = judge_theoretical(spec, row, theoretical_for(spec, info, max_sm_mhz, r));
+      if (!references.models.empty())
+        o.reason += fmt::format(" ({} has no {} for {})", references.source, spec.id, info.name);
     }
     out.push_back(std::move(o));
   }
   return out;
+}
+
+namespace {
+
+/// Judges every check of `point` measured on `device` in this process.
+std::vector<check_outcome> judge_here(std::string_view point, const result& r, int device,
+                                      run_context& ctx, const check_setup& setup) {
+  return judge_point(point, r, ctx.device(device).info, cuda::max_sm_clock_khz(device) / 1e3,
+                     setup.references);
 }
 
 /// Measures a point, judges it, and measures it again once if a figure fails; every try's figure
@@ -269,7 +280,7 @@ std::vector<check_outcome> judge_point(std::string_view point, const result& r, 
 result measure_and_judge(std::string_view point, int device, run_context& ctx,
                          const check_setup& setup, const std::function<result()>& measure) {
   result r = measure();
-  auto outcomes = judge_point(point, r, device, ctx, setup);
+  auto outcomes = judge_here(point, r, device, ctx, setup);
   const auto failing = [](const std::vector<check_outcome>& v) {
     return std::any_of(v.begin(), v.end(),
                        [](const auto& o) { return o.verdict == check_verdict::fail; });
@@ -281,7 +292,7 @@ result measure_and_judge(std::string_view point, int device, run_context& ctx,
   for (auto& o : outcomes) record(o, o);
   if (failing(outcomes) && !interrupt_requested()) {
     result again = measure();
-    auto second = judge_point(point, again, device, ctx, setup);
+    auto second = judge_here(point, again, device, ctx, setup);
     for (std::size_t i = 0; i < second.size() && i < outcomes.size(); ++i) {
       second[i].tries = outcomes[i].tries;
       record(second[i], second[i]);

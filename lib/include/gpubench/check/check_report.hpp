@@ -61,6 +61,14 @@ std::vector<nlohmann::json> fleet_outliers(const check_spec& spec,
 /// and bus id).
 void finish_checks(run_report& r);
 
+/// Judges a saved check run again against `references` (`check --from FILE`, measuring nothing):
+/// each measured check from its recorded samples (judge_point, with the highest SM clock the
+/// run's state recorded), the state checks kept as recorded, and what finish_checks adds (the SM
+/// clock under load, throttling, the fleet rule) taken off, for finish_checks to add again.
+/// Each outcome keeps the tries recorded when it was measured. usage_error when a check result
+/// names no recorded device.
+void rejudge_checks(run_report& r, const reference_set& references);
+
 /// A reference from check results (one run or a fleet's, several files merged): per model and
 /// measured check, each result a run (reference_entry_from_runs); the driver, runtime and date of
 /// the report.

@@ -26,6 +26,17 @@ benchmark make_check_benchmark(const std::shared_ptr<const check_setup>& setup);
 /// temperature. With NVML missing, one not_run outcome that says the state was not checked.
 std::vector<check_outcome> judge_state(const gpu_state& s);
 
+/// Judges every check of the suite's point `point` on the rows of `r`, a result measured on a GPU
+/// of properties `info` and highest SM clock `max_sm_mhz` (the compute checks' theoretical
+/// figures; none known: those cannot be judged against theory): against `references` (from
+/// --reference; their source names it) where it has the check for the model, else the shipped
+/// reference, else the theoretical figure. Pure: the suite judges what it measures with it, and
+/// `check --from` judges saved results again.
+std::vector<check_outcome> judge_point(std::string_view point, const result& r,
+                                       const cuda::device_info& info,
+                                       std::optional<double> max_sm_mhz,
+                                       const reference_set& references);
+
 /// Theoretical PCIe bandwidth of one direction of a link: lanes x the generation's rate after
 /// its line encoding (GB/s per lane: 0.25, 0.5, 0.985, 1.969, 3.938, 7.563 for Gen1 to Gen6).
 std::optional<double> pcie_bytes_per_s(const pcie_link& link);
