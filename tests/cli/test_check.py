@@ -278,7 +278,7 @@ class CheckSavedResults(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stdout)
                 self.assertNotIn("<failure", r.stdout)
 
-    def test_a_check_result_without_its_device_is_refused(self):
+    def test_a_check_result_without_its_device_or_with_a_malformed_outcome_is_refused(self):
         with open(CHECK, encoding="utf-8") as f:
             doc = json.load(f)
         doc["devices"] = []
@@ -288,6 +288,15 @@ class CheckSavedResults(unittest.TestCase):
         r = run("check", "--from", path)
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("which the file's devices do not list", r.stderr)
+        # A malformed outcome is named as `report` names it.
+        with open(CHECK, encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["results"][0]["derived"]["check"][0]["id"] = 5
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        r = run("check", "--from", path)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("results[0].derived.check[0].id: expected printable text", r.stderr)
 
     def test_the_json_is_the_run_document(self):
         r = run("report", CHECK, "--format", "json")

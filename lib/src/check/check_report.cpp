@@ -325,12 +325,17 @@ void rejudge_checks(run_report& rep, const reference_set& references) {
     json* list = r.benchmark == "check" ? check_list(r) : nullptr;
     if (list == nullptr) continue;
     const std::string point = point_of(r);
+    // What was recorded, read as `report` reads it: a malformed outcome stops here, named.
+    std::vector<check_outcome> recorded;
+    for (std::size_t j = 0; j < list->size(); ++j)
+      recorded.push_back(
+          check_outcome_from_json((*list)[j], fmt::format("results[{}].derived.check[{}]", i, j)));
     if (point == "state") {
-      const auto added = [](const json& o) {
-        const std::string id = o.is_object() ? o.value("id", "") : "";
-        return id == "sm_clock" || id == "throttling";
-      };
-      list->erase(std::remove_if(list->begin(), list->end(), added), list->end());
+      json kept = json::array();
+      for (std::size_t j = 0; j < recorded.size(); ++j)
+        if (recorded[j].id != "sm_clock" && recorded[j].id != "throttling")
+          kept.push_back((*list)[j]);
+      *list = std::move(kept);
       continue;
     }
     const auto* dev = device_of(rep, r.device);
@@ -344,10 +349,8 @@ void rejudge_checks(run_report& rep, const reference_set& references) {
                              references);
     json out = json::array();
     for (auto& o : fresh) {
-      for (const auto& old : *list)
-        if (old.is_object() && old.value("id", "") == o.id && old.contains("tries") &&
-            old["tries"].is_array())
-          o.tries = old["tries"];
+      for (const auto& old : recorded)
+        if (old.id == o.id) o.tries = old.tries;
       out.push_back(to_json(o));
     }
     *list = std::move(out);
