@@ -1,9 +1,10 @@
 // libFuzzer target: saved result files, read by `compare` and `report` as load_report reads them
 // (parse_untrusted_json, then report_from_json in lib/src/results/result.cpp). Any document either
 // loads or throws usage_error with a bounded message; what loads can be merged, rendered in every
-// format (a check result also as its verdict table, JUnit and Prometheus text, and made into a
-// reference), compared with itself and written back as JSON. Inputs are structure-aware
-// (expand.hpp): a few bytes reach 100,000 levels of nesting or megabytes.
+// format (a check result also as its verdict table, JUnit and Prometheus text, made into a
+// reference, and judged again as `check --from` judges it), compared with itself and written back
+// as JSON. Inputs are structure-aware (expand.hpp): a few bytes reach 100,000 levels of nesting or
+// megabytes.
 #include "expand.hpp"
 
 #include "gpubench/check/check_report.hpp"
@@ -42,6 +43,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                 gpubench::check_format::prometheus})
         sink << gpubench::render_check(merged, format, true, 80);
       (void)gpubench::build_reference(merged);
+      // Judged again as `check --from` does (shipped references), then finished and rendered.
+      gpubench::run_report judged = report;
+      gpubench::rejudge_checks(judged, {});
+      gpubench::finish_checks(judged);
+      sink << gpubench::render_check(judged, gpubench::check_format::table, false, 100);
     }
     // What was read must read back the same after writing.
     const auto again = gpubench::report_from_json(gpubench::to_json(report));

@@ -186,13 +186,17 @@ check_outcome judge_sm_clock(const result* fp32, const json& state) {
   o.reference_kind = "rule";
   o.unit = "MHz";
   const measurement* m = fp32 != nullptr ? fp32->find("kernel") : nullptr;
-  const double mhz = m != nullptr ? m->sm_clock.value("median_mhz", 0.0) : 0.0;
-  const auto max_it = state.find("sm_clock_max_mhz");
-  if (!(mhz > 0) || max_it == state.end() || !max_it->is_number()) {
+  // Read as a saved file may hold them (check --from): a number, or not known.
+  const auto number = [](const json& j, const char* key) {
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  const double mhz = m != nullptr ? number(m->sm_clock, "median_mhz") : 0.0;
+  const double max = number(state, "sm_clock_max_mhz");
+  if (!(mhz > 0) || !(max > 0)) {
     o.reason = "SM clock under load not checked: no counted clock or no NVML maximum";
     return o;
   }
-  const double max = max_it->get<double>();
   o.figure = mhz;
   o.reference = max;
   o.ratio = mhz / max;

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -197,11 +198,17 @@ theoretical_figure theoretical_for(const check_spec& spec, const cuda::device_in
         info.peak_bytes_per_s(),
         fmt::format("2 x {} x {} bits", mhz_text(info.mem_clock_khz / 1e3), info.bus_width_bits)};
   if (spec.point == "pcie") {
-    const auto gen = r.derived.find("pcie_link_max_generation");
-    const auto width = r.derived.find("pcie_link_max_width");
-    if (gen == r.derived.end() || width == r.derived.end())
-      return {std::nullopt, "NVML did not give the PCIe link"};
-    const pcie_link link{gen->get<unsigned>(), width->get<unsigned>()};
+    // A lane count or generation as NVML gives it (a saved file may hold anything: check --from).
+    const auto small = [&r](const char* key) -> std::optional<unsigned> {
+      const auto it = r.derived.find(key);
+      if (it == r.derived.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() > 64)
+        return std::nullopt;
+      return static_cast<unsigned>(it->get<std::uint64_t>());
+    };
+    const auto gen = small("pcie_link_max_generation");
+    const auto width = small("pcie_link_max_width");
+    if (!gen || !width) return {std::nullopt, "NVML did not give the PCIe link"};
+    const pcie_link link{*gen, *width};
     const auto one_way = pcie_bytes_per_s(link);
     if (!one_way) return {std::nullopt, fmt::format("PCIe Gen{} is not known", link.generation)};
     const double f = spec.row == "both" ? 2 * *one_way : *one_way;
