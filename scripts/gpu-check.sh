@@ -99,6 +99,9 @@ for i in 1 2 3 4 5 6 7 8 9 10; do run check-repeat-$i check; done
 "$bin" check --save-reference "$out/check-reference.json" --from "$out"/check-repeat-*.json \
   2>&1 | tee -a "$out/bench.txt"
 for i in 1 2 3; do run check-held-$i check --reference "$out/check-reference.json"; done
+# The first held run judged again from its file, measuring nothing (the same verdicts).
+"$bin" check --from "$out/check-held-1.json" --reference "$out/check-reference.json" \
+  --format junit --output "$out/check-held-1-again.xml" 2>&1 | tee -a "$out/bench.txt"
 # Degradations: HBM 5% slower (FAIL), a second process on the GPU (WARN or FAIL naming it), and a
 # two-rank fleet on one GPU with one rank's triad slowed 5% (that rank the named outlier).
 GPUBENCH_TEST_SLOWDOWN=triad:0.05 run check-slow-hbm check --reference "$out/check-reference.json"
