@@ -610,3 +610,45 @@ TEST_CASE("check: the shipped references load, each model with every measured ch
   }
   CHECK(h100);
 }
+
+TEST_CASE("check: a point judged from its rows alone, as check --from judges a saved run",
+          "[check]") {
+  // An FP32 roof of 60 TFLOP/s on a GPU with no measured reference (no shipped model of this
+  // name): held to 256 FLOP/clock/SM x 132 SMs x the highest SM clock, when it is known.
+  cuda::device_info info;
+  info.name = "NVIDIA Example GPU";
+  info.cc_major = 9;
+  info.cc_minor = 0;
+  info.sms = 132;
+  result r;
+  r.benchmark = "check";
+  measurement m;
+  m.name = "kernel";
+  m.work.flops = 1e12;
+  for (int i = 0; i < 20; ++i) m.samples.push_back(1e12 / 60e12);
+  m.stats = summarize(m.samples);
+  r.measurements.push_back(m);
+  const auto with_clock = judge_point("fp32", r, info, 1980.0, {});
+  REQUIRE(with_clock.size() == 1);
+  CHECK(with_clock[0].id == "fp32_fma");
+  CHECK(with_clock[0].reference_kind == "theoretical");
+  CHECK(with_clock[0].reference.value() == Approx(256.0 * 132 * 1980e6));
+  CHECK(with_clock[0].verdict == check_verdict::pass); // 89.7% of the peak, passes at 80%
+  const auto without = judge_point("fp32", r, info, std::nullopt, {});
+  CHECK(without[0].verdict == check_verdict::not_run);
+  CHECK_THAT(without[0].reason, Catch::Contains("highest SM clock is not known"));
+  // A saved file's PCIe link that is no link: not a crash, no theoretical figure.
+  result p;
+  p.benchmark = "check";
+  p.measurements.push_back(bandwidth_row("h2d", 50e9));
+  p.derived["pcie_link_max_generation"] = "five";
+  p.derived["pcie_link_max_width"] = -16;
+  const auto link = judge_point("pcie", p, info, 1980.0, {});
+  CHECK(verdict_of(link, "pcie_h2d") == check_verdict::not_run);
+  CHECK_THAT(reason_of(link, "pcie_h2d"), Catch::Contains("NVML did not give the PCIe link"));
+  p.derived["pcie_link_max_generation"] = 5;
+  p.derived["pcie_link_max_width"] = 16;
+  const auto known = judge_point("pcie", p, info, 1980.0, {});
+  INFO(reason_of(known, "pcie_h2d"));
+  CHECK(verdict_of(known, "pcie_h2d") == check_verdict::pass);
+}

@@ -201,9 +201,10 @@ theoretical_figure theoretical_for(const check_spec& spec, const cuda::device_in
     // A lane count or generation as NVML gives it (a saved file may hold anything: check --from).
     const auto small = [&r](const char* key) -> std::optional<unsigned> {
       const auto it = r.derived.find(key);
-      if (it == r.derived.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() > 64)
+      if (it == r.derived.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0 ||
+          it->get<std::int64_t>() > 64)
         return std::nullopt;
-      return static_cast<unsigned>(it->get<std::uint64_t>());
+      return static_cast<unsigned>(it->get<std::int64_t>());
     };
     const auto gen = small("pcie_link_max_generation");
     const auto width = small("pcie_link_max_width");
