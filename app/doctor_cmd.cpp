@@ -221,9 +221,8 @@ findings examine() {
   if (f.cpus_usable < f.cpus)
     f.problems.push_back(
         {false,
-         fmt::format("this process may run on {} of the {} CPUs (its CPU affinity): the CPU rows "
-                     "would run on {}",
-                     f.cpus_usable, f.cpus, f.cpus_usable),
+         fmt::format("{}: the CPU rows would run on {}", cpu_confinement(f.cpus_usable, f.cpus),
+                     f.cpus_usable),
          "run without taskset or a narrow cpuset; under mpirun, --bind-to numa or --bind-to none; "
          "or give --cpu-threads"});
 

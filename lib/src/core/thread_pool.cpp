@@ -31,6 +31,12 @@ int usable_cpu_cores() noexcept {
   return n;
 }
 
+std::string cpu_confinement(int usable, int machine) {
+  return fmt::format("this process may run on {} of the {} CPUs (its CPU affinity: an MPI "
+                     "launcher's binding, taskset or a cpuset)",
+                     usable, machine);
+}
+
 void thread_pool::fail_thread_start_for_testing(int nth) noexcept { failing_start.store(nth); }
 
 thread_pool::thread_pool(int threads) {

@@ -23,10 +23,9 @@ thread_pool& run_context::cpu_pool() {
     const int machine = static_cast<int>(std::thread::hardware_concurrency());
     if (opts_.cpu_threads <= 0 && !affinity_noted_ && pool_->size() < machine) {
       affinity_noted_ = true;
-      log("gpubench: this process may run on {} of the {} CPUs (its CPU affinity: an MPI "
-          "launcher's binding, taskset or a cpuset), so the CPU rows and the checks of results use "
-          "{} thread{}; under mpirun, --bind-to numa or --bind-to none gives each rank more",
-          pool_->size(), machine, pool_->size(), pool_->size() == 1 ? "" : "s");
+      log("gpubench: {}, so the CPU rows and the checks of results use {} thread{}; under mpirun, "
+          "--bind-to numa or --bind-to none gives each rank more",
+          cpu_confinement(pool_->size(), machine), pool_->size(), pool_->size() == 1 ? "" : "s");
     }
   }
   return *pool_;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace gpubench {
 /// (Open MPI binds each rank to one core when it starts two), `taskset` or a cgroup's cpuset can
 /// make smaller than the machine. Never below 1; all hardware threads when the mask cannot be read.
 [[nodiscard]] int usable_cpu_cores() noexcept;
+/// What a process confined to `usable` of the machine's `machine` CPUs is told (a run's log and
+/// `doctor` say it alike): "this process may run on 1 of the 16 CPUs (its CPU affinity: ...)".
+[[nodiscard]] std::string cpu_confinement(int usable, int machine);
 
 class thread_pool {
 public:
