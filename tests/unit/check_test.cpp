@@ -473,7 +473,8 @@ namespace {
 
 /// A check run on `gpus` GPUs of one model: a state point and an hbm point each, triad of GPU i
 /// at triad[i]; with `one_gpu`, run i is MPI rank i and every rank ran on GPU 0.
-run_report fleet_report(const std::vector<double>& triad, bool one_gpu = false) {
+run_report fleet_report(const std::vector<double>& triad, bool one_gpu = false,
+                        bool measured = false) {
   run_report rep;
   rep.meta.host.name = "node1";
   rep.meta.started_at = "2026-12-05T10:00:00Z";
@@ -507,8 +508,10 @@ run_report fleet_report(const std::vector<double>& triad, bool one_gpu = false) 
     hbm.params = {{"check", "hbm"}};
     hbm.measurements.push_back(
         bandwidth_row("triad", triad[i], 30, 0.001, static_cast<unsigned>(3 + i)));
+    const auto ref = reference_of(bandwidth_row("triad", 4.40e12, 50, 0.002, 7), spec, 0.003);
     hbm.derived["check"] =
-        json::array({to_json(judge_theoretical(spec, hbm.measurements[0], peak))});
+        json::array({to_json(measured ? judge_measured(spec, hbm.measurements[0], ref, "test")
+                                      : judge_theoretical(spec, hbm.measurements[0], peak))});
     rep.results.push_back(hbm);
   }
   return rep;
@@ -545,6 +548,24 @@ TEST_CASE("check: a fleet's run names its outlier, its verdicts and exit code", 
   CHECK(ref.models[0].model == "NVIDIA H200");
   CHECK(ref.models[0].checks.at("hbm_triad").runs == 4);
   CHECK(ref.models[0].date == "2026-12-05");
+}
+
+TEST_CASE("check: the fleet line names the slowest GPU, and only among several", "[check]") {
+  const auto fleet_line = [](const std::vector<double>& triad) {
+    auto rep = fleet_report(triad, false, true);
+    finish_checks(rep);
+    std::ostringstream table;
+    write_check_table(table, summarize_checks(rep), 200);
+    const auto text = table.str();
+    return text.substr(text.find("Fleet:"));
+  };
+  // Two of three below the reference: the lower ratio is named.
+  CHECK_THAT(fleet_line({4.40e12, 4.40e12 / 1.01, 4.40e12 / 1.02}),
+             Catch::Contains("; slowest: node1 GPU 2 (0000:12:00.0)"));
+  // Every GPU at or above its reference: nobody is slowest.
+  CHECK_THAT(fleet_line({4.40e12 * 1.01, 4.40e12 * 1.02}), !Catch::Contains("slowest"));
+  // One GPU below its reference, alone: no others to be slower than.
+  CHECK_THAT(fleet_line({4.40e12 / 1.02}), !Catch::Contains("slowest"));
 }
 
 TEST_CASE("check: JUnit and Prometheus text escape what they quote", "[check]") {
