@@ -482,6 +482,7 @@ run_report fleet_report(const std::vector<double>& triad, bool one_gpu = false,
   rep.meta.nvidia_driver = "580.159.04";
   const auto& spec = *find_check_spec("hbm_triad");
   const theoretical_figure peak{4.8e12, "2 x 3201 MHz x 6144 bits"};
+  const auto ref = reference_of(bandwidth_row("triad", 4.40e12, 50, 0.002, 7), spec, 0.003);
   for (std::size_t i = 0; i < triad.size(); ++i) {
     const int device = one_gpu ? 0 : static_cast<int>(i);
     const int rank = one_gpu ? static_cast<int>(i) : -1;
@@ -508,7 +509,6 @@ run_report fleet_report(const std::vector<double>& triad, bool one_gpu = false,
     hbm.params = {{"check", "hbm"}};
     hbm.measurements.push_back(
         bandwidth_row("triad", triad[i], 30, 0.001, static_cast<unsigned>(3 + i)));
-    const auto ref = reference_of(bandwidth_row("triad", 4.40e12, 50, 0.002, 7), spec, 0.003);
     hbm.derived["check"] =
         json::array({to_json(measured ? judge_measured(spec, hbm.measurements[0], ref, "test")
                                       : judge_theoretical(spec, hbm.measurements[0], peak))});

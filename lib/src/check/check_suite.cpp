@@ -201,10 +201,10 @@ theoretical_figure theoretical_for(const check_spec& spec, const cuda::device_in
     // A lane count or generation as NVML gives it (a saved file may hold anything: check --from).
     const auto small = [&r](const char* key) -> std::optional<unsigned> {
       const auto it = r.derived.find(key);
-      if (it == r.derived.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0 ||
-          it->get<std::int64_t>() > 64)
-        return std::nullopt;
-      return static_cast<unsigned>(it->get<std::int64_t>());
+      if (it == r.derived.end() || !it->is_number_integer()) return std::nullopt;
+      const auto v = it->get<std::int64_t>();
+      if (v < 0 || v > 64) return std::nullopt;
+      return static_cast<unsigned>(v);
     };
     const auto gen = small("pcie_link_max_generation");
     const auto width = small("pcie_link_max_width");
