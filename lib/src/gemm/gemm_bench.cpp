@@ -55,9 +55,10 @@ cuda::gemm_precision precision_of(gemm_dtype t) {
 void fill_matrix(gemm_dtype t, void* out, std::vector<double>& wide, std::size_t count,
                  std::uint64_t seed, std::uint64_t stream, thread_pool& pool) {
   wide.resize(count);
+  const random_sequence r(seed, stream);
   pool.parallel_for(count, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const double x = 2.0 * random_unit_double(seed, stream, i) - 1.0;
+      const double x = 2.0 * r.unit_double(i) - 1.0;
       switch (t) {
       case gemm_dtype::f64:
         static_cast<double*>(out)[i] = x;

@@ -47,7 +47,8 @@ std::vector<std::vector<double>> activations(const cuda::mlp_shape& shape,
 std::vector<float> uniform_values(std::size_t n, float lo, float hi, std::uint64_t seed,
                                   std::uint64_t stream) {
   std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * random_unit_float(seed, stream, i);
+  const random_sequence r(seed, stream);
+  for (std::size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * r.unit_float(i);
   return v;
 }
 

