@@ -1,11 +1,15 @@
 // The stream CPU reference: every kernel's formula on every element, the dot's sums and
 // tolerance, and the checks that compare GPU outputs with it.
+#include "gpubench/engine/check_elements.hpp"
 #include "gpubench/stream/stream_cpu.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -115,6 +119,54 @@ TEST_CASE("the stream array check finds every differing element", "[stream]") {
   // Exact means bit for bit: -0 is not +0.
   std::vector<float> zero(1, 0.0F), negative_zero(1, -0.0F);
   CHECK_FALSE(check_stream_array(dtype::f32, zero.data(), negative_zero.data(), 1, pool).passed);
+}
+
+TEST_CASE("the stream array check skips equal blocks and still finds every difference in any block",
+          "[stream]") {
+  // Whole blocks that match byte for byte are passed without a look at their elements; the
+  // mismatches, the first one and the largest error must come out as an element-by-element
+  // comparison gives them, wherever the differences fall (a block's first or last element, the
+  // short last block, several in one block).
+  const auto seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  thread_pool pool(3);
+  const std::size_t n = 5 * check_elements_block + 123;
+  std::vector<float> expected(n);
+  fill_random(dtype::f32, expected.data(), n, seed, 1, pool);
+  const std::size_t b = check_elements_block;
+  const std::vector<std::size_t> fixed{0, b - 1, b, 3 * b + 7, 3 * b + 8, n - 1};
+  for (int round = 0; round < 20; ++round) {
+    std::vector<float> got = expected;
+    std::vector<std::size_t> at(fixed.begin(), fixed.begin() + (round % 7));
+    for (int k = 0; k < round % 4; ++k)
+      at.push_back(std::uniform_int_distribution<std::size_t>(0, n - 1)(rng));
+    for (const std::size_t i : at) {
+      switch (i % 3) {
+      case 0: got[i] = std::nextafter(expected[i], 2.0F); break;
+      case 1: got[i] = std::numeric_limits<float>::quiet_NaN(); break;
+      default: got[i] = expected[i] + 0.5F; break;
+      }
+    }
+    std::uint64_t mismatches = 0;
+    double worst = 0;
+    std::size_t first = n;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::bit_cast<std::uint32_t>(expected[i]) == std::bit_cast<std::uint32_t>(got[i]))
+        continue;
+      ++mismatches;
+      first = std::min(first, i);
+      worst = std::max(worst, std::isnan(got[i]) ? std::numeric_limits<double>::infinity()
+                                                 : std::abs(double{got[i]} - double{expected[i]}));
+    }
+    const auto v = check_stream_array(dtype::f32, expected.data(), got.data(), n, pool);
+    INFO("round " << round);
+    CHECK(v.checked == n);
+    CHECK(v.mismatches == mismatches);
+    CHECK(v.passed == (mismatches == 0));
+    CHECK(v.max_abs_error == worst);
+    if (mismatches > 0) CHECK(v.details["first_mismatch"]["index"] == first);
+  }
 }
 
 TEST_CASE("the dot check accepts a sum within the tolerance and rejects one beyond it or NaN",

@@ -1,13 +1,16 @@
 #include "gpubench/core/half.hpp"
 #include "gpubench/core/random.hpp"
 #include "gpubench/core/thread_pool.hpp"
+#include "gpubench/engine/check_elements.hpp"
 #include "gpubench/vecadd/vecadd_cpu.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -112,6 +115,37 @@ TEST_CASE("the check finds a single wrong element and a NaN", "[vecadd]") {
   got[42] = NAN;
   v = check_vecadd(dtype::f64, ref.data(), got.data(), 100, pool);
   CHECK(v.mismatches == 1);
+}
+
+TEST_CASE("the check passes equal blocks whole and still fails a matching NaN or infinity in one",
+          "[vecadd]") {
+  // Blocks equal byte for byte and finite pass without a look at each element; a NaN or an
+  // infinity on both sides, or any difference, in any block must still count, as it does one
+  // element at a time.
+  const auto seed = std::random_device{}();
+  INFO("seed " << seed);
+  thread_pool pool(2);
+  const std::size_t b = check_elements_block;
+  const std::size_t n = 3 * b + 5;
+  std::vector<float> ref(n);
+  fill_random(dtype::f32, ref.data(), n, seed, 1, pool);
+  auto got = ref;
+  CHECK(check_vecadd(dtype::f32, ref.data(), got.data(), n, pool).passed);
+  ref[2 * b + 17] = got[2 * b + 17] = std::numeric_limits<float>::quiet_NaN(); // the same bits
+  ref[n - 1] = got[n - 1] = std::numeric_limits<float>::infinity();
+  got[b] = std::nextafter(ref[b], 2.0F);
+  const auto v = check_vecadd(dtype::f32, ref.data(), got.data(), n, pool);
+  CHECK_FALSE(v.passed);
+  CHECK(v.mismatches == 3);
+  CHECK(v.details["first_mismatch"]["index"] == b);
+  std::vector<std::uint16_t> h(n);
+  fill_random(dtype::f16, h.data(), n, seed, 2, pool);
+  auto hg = h;
+  CHECK(check_vecadd(dtype::f16, h.data(), hg.data(), n, pool).passed);
+  h[b + 1] = hg[b + 1] = 0x7C00; // +infinity in f16, on both sides
+  const auto hv = check_vecadd(dtype::f16, h.data(), hg.data(), n, pool);
+  CHECK(hv.mismatches == 1);
+  CHECK(hv.details["first_mismatch"]["index"] == b + 1);
 }
 
 TEST_CASE("16-bit checks allow one ulp and no more", "[vecadd]") {
