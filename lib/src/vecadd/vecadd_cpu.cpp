@@ -128,19 +128,23 @@ double ulp16(dtype type, double x) {
   return std::ldexp(1.0, std::ilogb(ax) - mantissa_bits);
 }
 
-/// Whether every element of [begin, end) is finite, from its exponent bits.
+/// Whether every element of [begin, end) is finite.
 bool all_finite(dtype type, const void* p, std::size_t begin, std::size_t end) {
-  const auto none_all_ones = [&](const auto* x, auto mask) {
-    return std::none_of(x + begin, x + end, [mask](auto bits) { return (bits & mask) == mask; });
+  const auto finite = [](auto x) { return std::isfinite(x); };
+  // The 16-bit types are stored as bits: finite unless the exponent's bits are all ones.
+  const auto exponent_below = [&](std::uint16_t mask) {
+    const auto* x = static_cast<const std::uint16_t*>(p);
+    return std::none_of(x + begin, x + end, [mask](std::uint16_t h) { return (h & mask) == mask; });
   };
   switch (type) {
-  case dtype::f32: return none_all_ones(static_cast<const std::uint32_t*>(p), 0x7F800000U);
+  case dtype::f32:
+    return std::all_of(static_cast<const float*>(p) + begin, static_cast<const float*>(p) + end,
+                       finite);
   case dtype::f64:
-    return none_all_ones(static_cast<const std::uint64_t*>(p), 0x7FF0000000000000ULL);
-  case dtype::f16:
-    return none_all_ones(static_cast<const std::uint16_t*>(p), std::uint16_t{0x7C00});
-  case dtype::bf16:
-    return none_all_ones(static_cast<const std::uint16_t*>(p), std::uint16_t{0x7F80});
+    return std::all_of(static_cast<const double*>(p) + begin, static_cast<const double*>(p) + end,
+                       finite);
+  case dtype::f16: return exponent_below(0x7C00U);
+  case dtype::bf16: return exponent_below(0x7F80U);
   }
   return false;
 }
