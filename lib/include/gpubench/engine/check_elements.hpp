@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -75,6 +76,16 @@ element_check check_elements(std::size_t n, thread_pool& pool, verification& v, 
   out.non_finite = non_finite;
   if (first_bad != none) out.first_bad = first_bad;
   return out;
+}
+
+/// A `same` for check_elements: the block's bytes in `expected` and in `got` are equal, for
+/// elements of `element_size` bytes.
+inline auto same_bytes(const void* expected, const void* got, std::size_t element_size) {
+  return [e = static_cast<const std::byte*>(expected), g = static_cast<const std::byte*>(got),
+          element_size](std::size_t begin, std::size_t end) {
+    return std::memcmp(e + begin * element_size, g + begin * element_size,
+                       (end - begin) * element_size) == 0;
+  };
 }
 
 /// As above, every element looked at.
