@@ -9,7 +9,7 @@
 # 3. A relative markdown link in README.md or docs/**/*.md whose target file or folder does not
 #    exist (anchors are not checked).
 # 4. A work item's number ("issue" and a number) outside CHANGELOG.md and docs/results/.
-# 5. docs/results/ holding more than 9,000,000 bytes of tracked files (their own sizes, not the
+# 5. docs/results/ holding more than 9,500,000 bytes of tracked files (their own sizes, not the
 #    disk blocks they take): pack, summarize or drop what no table needs.
 # 6. A table that declares its source JSON (`<!-- table: ... -->`) and no longer says what that
 #    data says, figures and marks (scripts/doc_tables.py check; `fix` rewrites them).
@@ -25,7 +25,7 @@ WORD = "ses" + "sion"  # spelled in two parts so that this script does not match
 ALLOWED = ["Catch::Session"]
 SELF = "scripts/check-docs.sh"
 LIMIT = 1 << 20
-RESULTS_LIMIT = 9_000_000
+RESULTS_LIMIT = 9_500_000
 
 files = subprocess.run(["git", "ls-files", "-z"], capture_output=True, check=True).stdout
 files = [f for f in files.decode().split("\0") if f and os.path.isfile(f)]
