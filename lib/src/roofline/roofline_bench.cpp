@@ -11,6 +11,7 @@
 #include "gpubench/engine/host_buffer.hpp"
 #include "gpubench/engine/phases.hpp"
 #include "gpubench/engine/point.hpp"
+#include "gpubench/report/text_table.hpp"
 #include "gpubench/roofline/roofline_cpu.hpp"
 
 #include <fmt/format.h>
@@ -160,10 +161,12 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
     ++x.points;
   }
   if (by_type.empty()) return;
-  os << "roofline summary (measured roofs: the highest rate of the points swept; theoretical: "
-        "peak bandwidth, CUDA-core FLOPs at the clock counted)\n";
+  write_wrapped(os,
+                "roofline summary (measured roofs: the highest rate of the points swept; "
+                "theoretical: peak bandwidth, CUDA-core FLOPs at the clock counted)",
+                output_width());
   for (const auto& [type, x] : by_type) {
-    std::string line = fmt::format("  {}: memory roof {}B/s", type, si(x.bytes_per_s));
+    std::string line = fmt::format("{}: memory roof {}B/s", type, si(x.bytes_per_s));
     if (x.peak_bytes > 0)
       line +=
           fmt::format(" ({:.1f}% of {}B/s)", 100 * x.bytes_per_s / x.peak_bytes, si(x.peak_bytes));
@@ -174,7 +177,8 @@ void write_summary(std::ostream& os, const std::vector<const result*>& results) 
     line += fmt::format(", ridge {:.3g} FLOP/B", x.flops_per_s / x.bytes_per_s);
     if (x.peak_flops > 0 && x.peak_bytes > 0)
       line += fmt::format(" (theoretical {:.3g})", x.peak_flops / x.peak_bytes);
-    os << line << fmt::format(" over {} points\n", x.points);
+    write_wrapped(os, line + fmt::format(" over {} points", x.points), output_width(), "  ",
+                  "    ");
   }
   os << '\n';
 }
